@@ -1,0 +1,176 @@
+package io.etcdwright.engine.exec;
+
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.plan.StepContext;
+import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.engine.ssh.SshConnections;
+import io.etcdwright.engine.ssh.SshException;
+import io.etcdwright.engine.ssh.SshTarget;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Runs a plan: every step whose dependencies have succeeded may start, up to {@code forks} at
+ * once, so independent hosts progress side by side while ordered work (rolling restarts) stays
+ * ordered. A failed step skips everything that depends on it; nothing else is cancelled, so an
+ * interrupted apply leaves each host either done or untouched by a step, and the next run
+ * converges from there.
+ */
+public final class Executor {
+    private final SshConnections connections;
+    private final Map<String, SshTarget> targets;
+    private final int forks;
+    private final ProgressListener progress;
+
+    public Executor(SshConnections connections, Map<String, SshTarget> targets, int forks, ProgressListener progress) {
+        this.connections = connections;
+        this.targets = Map.copyOf(targets);
+        this.forks = Math.max(1, forks);
+        this.progress = progress;
+    }
+
+    public Recap run(Plan plan) {
+        List<Step> pending = new ArrayList<>(plan.steps());
+        Map<String, StepResult.Status> done = new HashMap<>();
+        Set<String> running = new HashSet<>();
+        List<StepResult> results = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(forks, r -> {
+            Thread t = new Thread(r, "etcdwright-step");
+            t.setDaemon(true);
+            return t;
+        });
+        CompletionService<StepResult> completion = new ExecutorCompletionService<>(pool);
+        try {
+            while (!pending.isEmpty() || !running.isEmpty()) {
+                boolean progressed = true;
+                while (progressed) {
+                    progressed = false;
+                    for (Step step : List.copyOf(pending)) {
+                        Readiness readiness = readiness(step, done);
+                        if (readiness == Readiness.BLOCKED) {
+                            pending.remove(step);
+                            StepResult skipped = new StepResult(step, StepResult.Status.SKIPPED, Duration.ZERO,
+                                    Optional.of("an earlier step it depends on did not succeed"));
+                            done.put(step.id(), skipped.status());
+                            results.add(skipped);
+                            progress.finished(skipped);
+                            progressed = true;
+                        } else if (readiness == Readiness.READY && running.size() < forks) {
+                            pending.remove(step);
+                            running.add(step.id());
+                            progress.started(step);
+                            completion.submit(() -> execute(step));
+                            progressed = true;
+                        }
+                    }
+                }
+                if (running.isEmpty()) {
+                    if (!pending.isEmpty()) {
+                        throw new IllegalStateException("plan cannot proceed: steps wait for each other " + pending);
+                    }
+                    break;
+                }
+                StepResult result = take(completion);
+                running.remove(result.step().id());
+                done.put(result.step().id(), result.status());
+                results.add(result);
+                progress.finished(result);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return new Recap(results);
+    }
+
+    private enum Readiness { READY, WAITING, BLOCKED }
+
+    private static Readiness readiness(Step step, Map<String, StepResult.Status> done) {
+        boolean allDone = true;
+        for (String dependency : step.after()) {
+            StepResult.Status status = done.get(dependency);
+            if (status == null) {
+                allDone = false;
+            } else if (status != StepResult.Status.OK && status != StepResult.Status.CHANGED) {
+                return Readiness.BLOCKED;
+            }
+        }
+        return allDone ? Readiness.READY : Readiness.WAITING;
+    }
+
+    private StepResult execute(Step step) {
+        long start = System.nanoTime();
+        try {
+            Outcome outcome = step.operation().run(new Context(step));
+            return new StepResult(step, outcome == Outcome.CHANGED ? StepResult.Status.CHANGED : StepResult.Status.OK,
+                    since(start), Optional.empty());
+        } catch (SshException e) {
+            StepResult.Status status = e.reason() == SshException.Reason.TIMEOUT
+                    ? StepResult.Status.FAILED : StepResult.Status.UNREACHABLE;
+            return new StepResult(step, status, since(start), Optional.of(e.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new StepResult(step, StepResult.Status.FAILED, since(start), Optional.of("interrupted"));
+        } catch (Exception e) {
+            String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            return new StepResult(step, StepResult.Status.FAILED, since(start), Optional.of(message));
+        }
+    }
+
+    private static Duration since(long start) {
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    private static StepResult take(CompletionService<StepResult> completion) {
+        try {
+            Future<StepResult> f = completion.take();
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while applying", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("a step crashed the executor", e.getCause());
+        }
+    }
+
+    private final class Context implements StepContext {
+        private final Step step;
+
+        Context(Step step) {
+            this.step = step;
+        }
+
+        @Override
+        public HostSession session() {
+            return session(step.host().orElseThrow(() ->
+                    new IllegalStateException("step " + step.id() + " has no host of its own")));
+        }
+
+        @Override
+        public HostSession session(String host) {
+            SshTarget target = targets.get(host);
+            if (target == null) {
+                throw new IllegalArgumentException("host " + host + " is not part of this run");
+            }
+            return connections.session(target);
+        }
+
+        @Override
+        public void note(String message) {
+            progress.note(step, message);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.etcdwright.engine.facts;
+
+import io.etcdwright.engine.exec.Parallel;
+import io.etcdwright.engine.ssh.CommandResult;
+import io.etcdwright.engine.ssh.SshConnections;
+import io.etcdwright.engine.ssh.SshException;
+import io.etcdwright.engine.ssh.SshTarget;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Runs every probe on every host: one script, one round trip a host, hosts in parallel. */
+public final class FactGatherer {
+    private final SshConnections connections;
+    private final int forks;
+
+    public FactGatherer(SshConnections connections, int forks) {
+        this.connections = connections;
+        this.forks = forks;
+    }
+
+    /** Reports in the order of {@code targets}; an unreachable host never stops the others. */
+    public List<HostReport> gather(List<SshTarget> targets, List<? extends Probe<?>> probes) {
+        String script = FactsScript.build(probes);
+        return Parallel.map(targets, forks, target -> gatherOne(target, probes, script));
+    }
+
+    private HostReport gatherOne(SshTarget target, List<? extends Probe<?>> probes, String script) {
+        long start = System.nanoTime();
+        CommandResult result;
+        try {
+            result = connections.session(target).runScript(script, Duration.ofSeconds(60));
+        } catch (SshException e) {
+            return new HostReport.Unreachable(target.name(), e.reason(), e.detail());
+        }
+        if (!result.succeeded()) {
+            String why = result.stderr().isBlank() ? "exit code " + result.exitCode() : result.stderr().strip();
+            return new HostReport.Unreachable(target.name(), SshException.Reason.PROTOCOL,
+                    "the facts script failed: " + why);
+        }
+        Map<String, String> raw = FactsScript.split(result.stdout());
+        Map<String, Object> parsed = new LinkedHashMap<>();
+        for (Probe<?> probe : probes) {
+            parsed.put(probe.name(), probe.parse(raw.getOrDefault(probe.name(), "")));
+        }
+        return new HostReport.Reachable(new HostFacts(target.name(), parsed, raw,
+                Duration.ofNanos(System.nanoTime() - start)));
+    }
+}

@@ -1,0 +1,22 @@
+package io.etcdwright.engine.facts;
+
+/**
+ * One kind of fact about a host. Every probe of a run is pasted into a single shell script so a
+ * host answers all of them in one SSH round trip; that is what keeps fact gathering fast (the
+ * tools we compete with spend most of their time here).
+ *
+ * @param <T> the parsed, immutable facts (a record)
+ */
+public interface Probe<T> {
+    /** A short identifier, also the key under which the facts appear in JSON output. */
+    String name();
+
+    /**
+     * A POSIX sh fragment that prints this probe's raw output on stdout. It runs in its own
+     * subshell with stdin closed, so it may exit early or fail without harming other probes.
+     */
+    String script();
+
+    /** Turns the raw output into facts. Pure: no I/O. */
+    T parse(String output);
+}

@@ -1,0 +1,107 @@
+package io.etcdwright.engine.plan;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One explained change in a plan.
+ *
+ * @param id        unique and stable across runs with the same facts, e.g. {@code h1/install}
+ * @param host      the inventory host it changes; empty for cluster-wide steps
+ * @param module    the module that planned it
+ * @param kind      create, update, delete or action
+ * @param summary   what it does, e.g. "install etcd 3.5.16"
+ * @param reason    why, from the facts, e.g. "not installed"
+ * @param after     ids of the steps that must succeed first
+ * @param observed  a digest of the facts the step was planned from; a saved plan is stale when
+ *                  it no longer matches
+ * @param diff      before/after of a file, when the step writes one
+ * @param operation the work; not part of a saved plan
+ */
+public record Step(String id, Optional<String> host, String module, ChangeKind kind, String summary,
+                   String reason, List<String> after, String observed, Optional<FileDiff> diff,
+                   @JsonIgnore Operation operation) {
+    public Step {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(host, "host");
+        after = List.copyOf(after);
+        Objects.requireNonNull(operation, "operation");
+    }
+
+    public String target() {
+        return host.orElse("cluster");
+    }
+
+    /** The plan line: {@code + install etcd 3.5.16 (not installed)}. */
+    public String line() {
+        return kind.symbol() + " " + summary + (reason.isEmpty() ? "" : " (" + reason + ")");
+    }
+
+    public Step withAfter(List<String> newAfter) {
+        return new Step(id, host, module, kind, summary, reason, newAfter, observed, diff, operation);
+    }
+
+    /** Starts a step; the builder keeps plans readable where they are written. */
+    public static Builder on(String host, String module, String idSuffix) {
+        return new Builder(Optional.of(host), module, host + "/" + idSuffix);
+    }
+
+    public static Builder cluster(String module, String idSuffix) {
+        return new Builder(Optional.empty(), module, "cluster/" + idSuffix);
+    }
+
+    public static final class Builder {
+        private final Optional<String> host;
+        private final String module;
+        private final String id;
+        private ChangeKind kind = ChangeKind.UPDATE;
+        private String summary = "";
+        private String reason = "";
+        private List<String> after = List.of();
+        private String observed = "";
+        private Optional<FileDiff> diff = Optional.empty();
+
+        private Builder(Optional<String> host, String module, String id) {
+            this.host = host;
+            this.module = module;
+            this.id = id;
+        }
+
+        public Builder kind(ChangeKind value) {
+            kind = value;
+            return this;
+        }
+
+        public Builder summary(String value) {
+            summary = value;
+            return this;
+        }
+
+        public Builder reason(String value) {
+            reason = value;
+            return this;
+        }
+
+        public Builder after(List<String> value) {
+            after = value;
+            return this;
+        }
+
+        public Builder observed(String value) {
+            observed = value;
+            return this;
+        }
+
+        public Builder diff(FileDiff value) {
+            diff = Optional.ofNullable(value);
+            return this;
+        }
+
+        public Step does(Operation operation) {
+            return new Step(id, host, module, kind, summary, reason, after, observed, diff, operation);
+        }
+    }
+}

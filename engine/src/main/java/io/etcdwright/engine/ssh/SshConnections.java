@@ -1,0 +1,183 @@
+package io.etcdwright.engine.ssh;
+
+import com.jcraft.jsch.AgentIdentityRepository;
+import com.jcraft.jsch.AgentProxyException;
+import com.jcraft.jsch.JSch;
+import com.jcraft.jsch.JSchException;
+import com.jcraft.jsch.SSHAgentConnector;
+import com.jcraft.jsch.Session;
+import com.jcraft.jsch.UnixDomainSocketFactory;
+
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The SSH connections of one run: at most one per host, opened on first use, shared by every
+ * step on that host, closed together at the end.
+ */
+public final class SshConnections implements AutoCloseable {
+    private final SshOptions options;
+    private final KnownHosts knownHosts;
+    private final Map<String, HostSession> sessions = new ConcurrentHashMap<>();
+    private final Map<Optional<Path>, JSch> clientsByKey = new ConcurrentHashMap<>();
+
+    public SshConnections(SshOptions options) {
+        this.options = options;
+        this.knownHosts = KnownHosts.read(options.knownHostsFile());
+    }
+
+    public SshOptions options() {
+        return options;
+    }
+
+    /** The open session to a host, connecting first if needed. Throws {@link SshException}. */
+    public HostSession session(SshTarget target) {
+        HostSession existing = sessions.get(target.name());
+        if (existing != null && existing.isConnected()) {
+            return existing;
+        }
+        HostSession opened = connect(target);
+        HostSession previous = sessions.put(target.name(), opened);
+        if (previous != null) {
+            previous.close();
+        }
+        return opened;
+    }
+
+    /** Drops a host's session, e.g. after the host was rebooted. */
+    public void forget(String hostName) {
+        HostSession s = sessions.remove(hostName);
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    private HostSession connect(SshTarget target) {
+        KnownHosts.Repository hostKeys = knownHosts.repository(options.acceptNewHostKeys());
+        Session session;
+        try {
+            session = client(target).getSession(target.user(), target.address(), target.port());
+        } catch (JSchException e) {
+            throw new SshException(target.name(), SshException.Reason.PROTOCOL, e.getMessage(), e);
+        }
+        session.setHostKeyRepository(hostKeys);
+        session.setConfig("StrictHostKeyChecking", "yes");
+        session.setConfig("PreferredAuthentications", "publickey");
+        preferKnownKeyTypes(session, knownHosts.keyTypesFor(target.knownHostsName()));
+        try {
+            // Keepalives notice a host that died mid-run in 15 s instead of hanging forever.
+            session.setServerAliveInterval(5000);
+            session.setServerAliveCountMax(3);
+            session.connect((int) options.connectTimeout().toMillis());
+        } catch (JSchException e) {
+            throw explain(target, e, hostKeys);
+        }
+        return new HostSession(target, session, options.commandTimeout());
+    }
+
+    private static void preferKnownKeyTypes(Session session, Set<String> knownTypes) {
+        if (knownTypes.isEmpty()) {
+            return;
+        }
+        List<String> order = new ArrayList<>();
+        for (String type : knownTypes) {
+            if ("ssh-rsa".equals(type)) {
+                order.add("rsa-sha2-512"); // same RSA key, modern signature
+                order.add("rsa-sha2-256");
+            }
+            order.add(type);
+        }
+        for (String type : session.getConfig("server_host_key").split(",")) {
+            if (!order.contains(type)) {
+                order.add(type);
+            }
+        }
+        session.setConfig("server_host_key", String.join(",", order));
+    }
+
+    private JSch client(SshTarget target) {
+        return clientsByKey.computeIfAbsent(target.privateKeyFile(), key -> {
+            JSch jsch = new JSch();
+            try {
+                if (key.isPresent()) {
+                    Path file = key.get();
+                    if (!Files.isReadable(file)) {
+                        throw new SshException(target.name(), SshException.Reason.AUTHENTICATION,
+                                "private key " + file + " (ansible_ssh_private_key_file) cannot be read", null);
+                    }
+                    jsch.addIdentity(file.toString());
+                } else if (System.getenv("SSH_AUTH_SOCK") != null) {
+                    jsch.setIdentityRepository(new AgentIdentityRepository(
+                            new SSHAgentConnector(new UnixDomainSocketFactory())));
+                } else {
+                    for (String name : List.of("id_ed25519", "id_ecdsa", "id_rsa")) {
+                        Path candidate = Path.of(System.getProperty("user.home"), ".ssh", name);
+                        if (Files.isReadable(candidate)) {
+                            jsch.addIdentity(candidate.toString());
+                        }
+                    }
+                }
+            } catch (JSchException | AgentProxyException e) {
+                throw new SshException(target.name(), SshException.Reason.AUTHENTICATION,
+                        "cannot load SSH credentials: " + e.getMessage(), e);
+            }
+            return jsch;
+        });
+    }
+
+    private SshException explain(SshTarget target, JSchException e, KnownHosts.Repository hostKeys) {
+        KnownHosts.Verdict verdict = hostKeys.verdict();
+        byte[] presented = hostKeys.presentedKey();
+        String fp = presented == null ? "" : " (" + KnownHosts.keyType(presented) + " " + KnownHosts.fingerprint(presented) + ")";
+        if (verdict == KnownHosts.Verdict.UNKNOWN) {
+            return new SshException(target.name(), SshException.Reason.UNKNOWN_HOST_KEY,
+                    "host key of " + target.knownHostsName() + fp + " is not in " + knownHosts.file()
+                            + "; verify it and add it there, or pass --accept-new-host-keys to trust it on first use", e);
+        }
+        if (verdict == KnownHosts.Verdict.CHANGED || verdict == KnownHosts.Verdict.REVOKED) {
+            return new SshException(target.name(), SshException.Reason.CHANGED_HOST_KEY,
+                    "HOST KEY OF " + target.knownHostsName() + " HAS CHANGED" + fp + " from the one in "
+                            + knownHosts.file() + ": refusing to connect. If the host was reinstalled, remove its old "
+                            + "line (ssh-keygen -R " + target.knownHostsName() + " -f " + knownHosts.file()
+                            + "); otherwise someone may be intercepting the connection", e);
+        }
+        Throwable cause = e.getCause();
+        String msg = String.valueOf(e.getMessage());
+        if (cause instanceof ConnectException || msg.contains("Connection refused")) {
+            return new SshException(target.name(), SshException.Reason.UNREACHABLE,
+                    "connection refused at " + target.address() + ":" + target.port() + " (is sshd running?)", e);
+        }
+        if (cause instanceof SocketTimeoutException || msg.contains("timeout") || msg.contains("timed out")) {
+            return new SshException(target.name(), SshException.Reason.TIMEOUT,
+                    "no answer from " + target.address() + ":" + target.port() + " within "
+                            + options.connectTimeout().toSeconds() + " s", e);
+        }
+        if (cause instanceof NoRouteToHostException || cause instanceof UnknownHostException) {
+            return new SshException(target.name(), SshException.Reason.UNREACHABLE,
+                    "cannot reach " + target.address() + ":" + target.port() + " (" + cause.getMessage() + ")", e);
+        }
+        if (msg.contains("Auth fail") || msg.contains("USERAUTH fail")) {
+            return new SshException(target.name(), SshException.Reason.AUTHENTICATION,
+                    "authentication as " + target.user() + " was refused"
+                            + target.privateKeyFile().map(k -> " with key " + k).orElse(""), e);
+        }
+        return new SshException(target.name(), SshException.Reason.UNREACHABLE,
+                "SSH connection to " + target.address() + ":" + target.port() + " failed: " + msg, e);
+    }
+
+    @Override
+    public void close() {
+        sessions.values().forEach(HostSession::close);
+        sessions.clear();
+    }
+}
