@@ -1,7 +1,59 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.engine.source.InvalidInputException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.PrintWriter;
+
+/** The {@code etcdwright} command. Exit codes: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
+@Command(name = "etcdwright", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Declarative, agentless lifecycle for etcd clusters: plan, apply, status.",
+        subcommands = {ValidateCommand.class, FactsCommand.class, PlanCommand.class, ApplyCommand.class,
+                StatusCommand.class, ClientEnvCommand.class, KubeApiserverFlagsCommand.class,
+                DestroyCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
+    public static final int OK = 0;
+    public static final int ERROR = 1;
+    public static final int CHANGES = 2;
+
     public static void main(String[] args) {
-        System.out.println("etcdwright");
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs one command line; the integration tests call this too, in-process. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, err));
+        cli.setParameterExceptionHandler((ex, args1) -> {
+            err.println("error: " + ex.getMessage());
+            err.println("Run 'etcdwright " + ex.getCommandLine().getCommandName() + " --help' for usage.");
+            return ERROR;
+        });
+        return cli.execute(args);
+    }
+
+    static int report(Exception ex, PrintWriter err) {
+        if (ex instanceof InvalidInputException invalid) {
+            invalid.problems().forEach(p -> err.println(p));
+            err.println("No host was contacted: fix the input above and run again.");
+        } else {
+            err.println("error: " + (ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage()));
+            if (System.getenv("ETCDWRIGHT_DEBUG") != null) {
+                ex.printStackTrace(err);
+            }
+        }
+        err.flush();
+        return ERROR;
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[]{"etcdwright " + (v == null ? "development build" : v)};
+        }
     }
 }

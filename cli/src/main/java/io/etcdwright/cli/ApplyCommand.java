@@ -1,0 +1,87 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.exec.Executor;
+import io.etcdwright.engine.exec.Recap;
+import io.etcdwright.engine.plan.Plan;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "apply", description = {"Make the cluster match the desired state.",
+        "Either -i INVENTORY -f SPEC (plans, asks, applies) or a plan saved with 'plan --out' (applied only if still current)."})
+final class ApplyCommand implements Callable<Integer> {
+    @Option(names = {"-i", "--inventory"}, paramLabel = "INVENTORY", description = "YAML inventory.")
+    Path inventory;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "SPEC", description = "Desired state (YAML).")
+    Path specFile;
+
+    @Parameters(arity = "0..1", paramLabel = "PLAN", description = "A plan saved with 'etcdwright plan --out'.")
+    Path savedPlan;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation.")
+    boolean yes;
+
+    @Option(names = "--detailed-exitcode", description = "Exit 2 when something was changed, 0 when nothing was.")
+    boolean detailedExitcode;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        InputOptions input = new InputOptions();
+        SavedPlan saved = null;
+        if (savedPlan != null) {
+            if (inventory != null || specFile != null) {
+                throw new IllegalArgumentException("give either a saved plan or -i/-f, not both");
+            }
+            saved = SavedPlan.read(savedPlan);
+            input.inventory = saved.inventory();
+            input.spec = saved.spec();
+        } else {
+            if (inventory == null || specFile == null) {
+                throw new IllegalArgumentException("apply needs -i INVENTORY and -f SPEC, or a saved PLAN file");
+            }
+            input.inventory = inventory;
+            input.spec = specFile;
+        }
+        try (ClusterRun run = ClusterRun.open(input, connection)) {
+            Plan plan = PlanCommand.make(run);
+            if (saved != null) {
+                String stale = saved.stalenessAgainst(plan);
+                if (stale != null) {
+                    throw new IllegalStateException("refusing stale plan " + savedPlan + ": " + stale
+                            + "\nRun 'etcdwright plan' again and review the new plan.");
+                }
+            }
+            PlanPrinter.text(plan, false, out);
+            if (!plan.hasChanges()) {
+                return Main.OK;
+            }
+            if (saved == null && !yes && !Confirmation.ask("Apply these " + plan.steps().size() + " steps?", out)) {
+                spec.commandLine().getErr().println("Not applied: no confirmation (pass --yes to skip the question).");
+                return Main.ERROR;
+            }
+            out.println();
+            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(plan);
+            ProgressPrinter.recap(recap, out);
+            if (!recap.succeeded()) {
+                spec.commandLine().getErr().println("Apply did not finish: see the failed steps above. "
+                        + "Fix the cause and apply again; finished steps are not repeated.");
+                return Main.ERROR;
+            }
+            return detailedExitcode && recap.changedAnything() ? Main.CHANGES : Main.OK;
+        }
+    }
+}

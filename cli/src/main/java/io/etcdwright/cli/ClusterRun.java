@@ -1,0 +1,87 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.facts.FactGatherer;
+import io.etcdwright.engine.facts.HostReport;
+import io.etcdwright.engine.inventory.InventoryHost;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.engine.ssh.SshConnections;
+import io.etcdwright.engine.ssh.SshTarget;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.cluster.EtcdHostFacts;
+import io.etcdwright.modules.cluster.EtcdProbes;
+import io.etcdwright.modules.pki.ClusterPki;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One command's work on one cluster: the validated input, the SSH connections (one per host,
+ * reused by every step), and the facts. Closing it closes the connections.
+ */
+final class ClusterRun implements AutoCloseable {
+    final DesiredState desired;
+    final EtcdLayout layout;
+    final EtcdProbes probes;
+    final Map<String, SshTarget> targets;
+    final SshConnections connections;
+    final int forks;
+
+    private ClusterRun(DesiredState desired, ConnectionOptions options) {
+        this.desired = desired;
+        this.layout = Layouts.of(desired);
+        this.probes = EtcdProbes.of(layout);
+        this.targets = Hosts.targets(desired.members().stream().map(Member::host).toList());
+        this.forks = options.forks;
+        this.connections = Hosts.connect(desired.inventory(), options);
+    }
+
+    /** Validates first: on invalid input this throws before any connection is opened. */
+    static ClusterRun open(InputOptions input, ConnectionOptions options) {
+        DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        return new ClusterRun(desired, options);
+    }
+
+    /** Facts of every member; unreachable hosts are listed, not thrown, so all are reported at once. */
+    Facts gather() {
+        List<HostReport> reports = new FactGatherer(connections, forks).gather(List.copyOf(targets.values()), probes.all());
+        Map<String, EtcdHostFacts> facts = new LinkedHashMap<>();
+        List<String> unreachable = new ArrayList<>();
+        for (HostReport r : reports) {
+            switch (r) {
+                case HostReport.Reachable ok -> facts.put(ok.host(), EtcdHostFacts.from(ok.facts(), probes));
+                case HostReport.Unreachable down -> unreachable.add(down.host() + ": " + down.message());
+            }
+        }
+        return new Facts(facts, unreachable);
+    }
+
+    record Facts(Map<String, EtcdHostFacts> byHost, List<String> unreachable) {
+        void requireAllReachable() {
+            if (!unreachable.isEmpty()) {
+                throw new IllegalStateException("cannot plan: " + unreachable.size() + " host(s) unreachable, and a plan made "
+                        + "without their facts could be wrong:\n  " + String.join("\n  ", unreachable));
+            }
+        }
+    }
+
+    ClusterPki pki() {
+        return Pkis.of(desired);
+    }
+
+    List<String> clientUrls() {
+        return desired.members().stream().map(m -> io.etcdwright.modules.cluster.ClusterPlanner.clientUrl(m, layout)).toList();
+    }
+
+    InventoryHost host(String name) {
+        return desired.inventory().hosts().get(name);
+    }
+
+    @Override
+    public void close() {
+        connections.close();
+    }
+}

@@ -1,0 +1,29 @@
+package io.etcdwright.cli;
+
+import picocli.CommandLine.Option;
+
+/** How hosts are reached; the same flags on every command that touches hosts. */
+final class ConnectionOptions {
+    @Option(names = "--forks", defaultValue = "10", paramLabel = "N",
+            description = "Hosts worked on at once (default: ${DEFAULT-VALUE}).")
+    int forks;
+
+    @Option(names = "--accept-new-host-keys",
+            description = "Trust and record the SSH host key of hosts not yet in known_hosts. A changed key is refused regardless.")
+    boolean acceptNewHostKeys;
+
+    @Option(names = "--connect-timeout", defaultValue = "10", paramLabel = "SECONDS",
+            description = "SSH connect timeout (default: ${DEFAULT-VALUE}).")
+    int connectTimeoutSeconds;
+
+    @Option(names = "--command-timeout", defaultValue = "300", paramLabel = "SECONDS",
+            description = "Upper bound for one remote command (default: ${DEFAULT-VALUE}).")
+    int commandTimeoutSeconds;
+
+    void check() {
+        if (forks < 1) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "--forks must be at least 1, got " + forks);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.exec.Executor;
+import io.etcdwright.engine.exec.Recap;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.modules.teardown.TeardownPlanner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+@Command(name = "destroy", description = {"Stop etcd and remove its unit, config, certificates and binaries from the members.",
+        "Data directories are kept unless --wipe-data is given."})
+final class DestroyCommand implements Callable<Integer> {
+    @Mixin
+    InputOptions input;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Option(names = "--wipe-data", description = "Also DELETE the data directories. This cannot be undone.")
+    boolean wipeData;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation.")
+    boolean yes;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (ClusterRun run = ClusterRun.open(input, connection)) {
+            ClusterRun.Facts facts = run.gather();
+            facts.requireAllReachable();
+            Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), run.layout, wipeData);
+            PlanPrinter.text(plan, false, out);
+            if (!plan.hasChanges()) {
+                return Main.OK;
+            }
+            String question = "Destroy cluster " + plan.subject() + (wipeData ? " AND DELETE ITS DATA" : "") + "?";
+            if (!yes && !Confirmation.ask(question, out)) {
+                spec.commandLine().getErr().println("Not destroyed: no confirmation (pass --yes to skip the question).");
+                return Main.ERROR;
+            }
+            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(plan);
+            ProgressPrinter.recap(recap, out);
+            return recap.succeeded() ? Main.OK : Main.ERROR;
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package io.etcdwright.cli;
+
+import java.nio.file.Path;
+
+/** The workstation's state: PKI directories and the release cache ($ETCDWRIGHT_HOME, default ~/.etcdwright). */
+final class EtcdwrightHome {
+    private EtcdwrightHome() {
+    }
+
+    static Path dir() {
+        String env = System.getenv("ETCDWRIGHT_HOME");
+        return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".etcdwright");
+    }
+
+    static Path releaseCache() {
+        return dir().resolve("cache").resolve("releases");
+    }
+
+    static Path pkiDir(String clusterName) {
+        return dir().resolve("clusters").resolve(clusterName).resolve("pki");
+    }
+}

@@ -1,0 +1,97 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.facts.FactGatherer;
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.engine.facts.HostReport;
+import io.etcdwright.engine.inventory.Inventory;
+import io.etcdwright.engine.inventory.InventoryHost;
+import io.etcdwright.engine.inventory.InventoryLoader;
+import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.engine.ssh.SshConnections;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.cluster.EtcdHostFacts;
+import io.etcdwright.modules.cluster.EtcdProbes;
+import io.etcdwright.modules.cluster.FactsView;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "facts", description = "Gather facts from hosts: OS, etcd installs, service, data, certificates, clock.")
+final class FactsCommand implements Callable<Integer> {
+    @Option(names = {"-i", "--inventory"}, required = true, paramLabel = "INVENTORY", description = "YAML inventory.")
+    Path inventoryFile;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "SPEC",
+            description = "Desired state: limits to its members and uses its paths and ports.")
+    Path specFile;
+
+    @Option(names = "--limit", paramLabel = "PATTERN", description = "Hosts or groups, like Ansible's --limit.")
+    String limit;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json",
+            description = "Output format (default: ${DEFAULT-VALUE}).")
+    OutputFormat output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Inventory inventory;
+        List<InventoryHost> hosts;
+        EtcdLayout layout;
+        if (specFile != null) {
+            DesiredState desired = DesiredStateLoader.load(inventoryFile, specFile);
+            inventory = desired.inventory();
+            hosts = desired.members().stream().map(m -> m.host()).toList();
+            layout = Layouts.of(desired);
+        } else {
+            inventory = InventoryLoader.load(inventoryFile);
+            hosts = List.copyOf(inventory.hosts().values());
+            layout = EtcdLayout.DEFAULT;
+        }
+        if (limit != null) {
+            List<String> allowed = inventory.limit(limit).stream().map(InventoryHost::name).toList();
+            hosts = hosts.stream().filter(h -> allowed.contains(h.name())).toList();
+        }
+        if (hosts.isEmpty()) {
+            throw new IllegalArgumentException("no hosts match" + (limit == null ? "" : " --limit " + limit));
+        }
+        EtcdProbes probes = EtcdProbes.of(layout);
+        List<HostReport> reports;
+        try (SshConnections connections = Hosts.connect(inventory, connection)) {
+            reports = new FactGatherer(connections, connection.forks)
+                    .gather(hosts.stream().map(Hosts::target).toList(), probes.all());
+        }
+        List<Map<String, Object>> views = new ArrayList<>();
+        for (HostReport report : reports) {
+            InventoryHost host = inventory.hosts().get(report.host());
+            views.add(switch (report) {
+                case HostReport.Reachable r -> FactsView.of(host.address(), EtcdHostFacts.from(r.facts(), probes),
+                        r.facts().gatherTime());
+                case HostReport.Unreachable u -> FactsView.unreachable(u.host(), host.address(), u.reason().name(), u.message());
+            });
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (output == OutputFormat.json) {
+            out.println(Json.write(Map.of("hosts", views)));
+        } else {
+            views.forEach(v -> out.print(FactsView.text(v)));
+        }
+        boolean anyUnreachable = reports.stream().anyMatch(r -> r instanceof HostReport.Unreachable);
+        return anyUnreachable ? Main.ERROR : Main.OK;
+    }
+}

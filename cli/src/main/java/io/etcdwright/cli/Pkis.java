@@ -1,0 +1,25 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.Pki;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.KeyAlgorithm;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
+/** The workstation PKI of a cluster, as the desired state configures it. */
+final class Pkis {
+    private Pkis() {
+    }
+
+    static ClusterPki of(DesiredState desired) {
+        Pki p = desired.spec().tls().pki();
+        Path dir = p.dir().orElse(EtcdwrightHome.pkiDir(desired.spec().name()));
+        return new ClusterPki(new ClusterPki.Settings(desired.spec().name(), dir, p.caCert(), p.caKey(),
+                KeyAlgorithm.fromName(p.keyAlgorithm()), Duration.ofDays(p.validityDays()),
+                Duration.ofDays(p.renewBeforeDays()), Duration.ofDays(p.caValidityDays()), p.extraSans()),
+                Clock.systemUTC());
+    }
+}

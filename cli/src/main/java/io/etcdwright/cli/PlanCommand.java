@@ -1,0 +1,64 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.modules.cluster.ClusterPlanner;
+import io.etcdwright.modules.install.ReleaseCache;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "plan", description = "Show what apply would change, and why, without changing anything.")
+final class PlanCommand implements Callable<Integer> {
+    @Mixin
+    InputOptions input;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Option(names = "--out", paramLabel = "PLAN", description = "Save the plan for 'etcdwright apply PLAN'.")
+    Path out;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
+    OutputFormat output;
+
+    @Option(names = "--diff", description = "Show before and after of changed files (secrets redacted).")
+    boolean diff;
+
+    @Option(names = "--detailed-exitcode", description = "Exit 0 with no changes, 2 with changes, 1 on error.")
+    boolean detailedExitcode;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (ClusterRun run = ClusterRun.open(input, connection)) {
+            Plan plan = make(run);
+            if (output == OutputFormat.json) {
+                out.println(PlanPrinter.json(plan));
+            } else {
+                PlanPrinter.text(plan, diff, out);
+            }
+            if (this.out != null) {
+                SavedPlan.of(input.inventory, input.spec, plan).write(this.out);
+                if (output == OutputFormat.text) {
+                    out.println("Saved the plan to " + this.out + ". Run: etcdwright apply " + this.out);
+                }
+            }
+            return detailedExitcode && plan.hasChanges() ? Main.CHANGES : Main.OK;
+        }
+    }
+
+    static Plan make(ClusterRun run) {
+        ClusterRun.Facts facts = run.gather();
+        facts.requireAllReachable();
+        return ClusterPlanner.plan(new ClusterPlanner.Inputs(run.desired, run.layout, facts.byHost(), run.pki(),
+                new ReleaseCache(EtcdwrightHome.releaseCache())));
+    }
+}

@@ -1,0 +1,71 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.plan.FileDiff;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Step;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Shows a plan: grouped by host in text, every field in JSON. */
+final class PlanPrinter {
+    private PlanPrinter() {
+    }
+
+    static void text(Plan plan, boolean withDiff, PrintWriter out) {
+        plan.warnings().forEach(w -> out.println("warning: " + w));
+        if (!plan.hasChanges()) {
+            out.println("No changes. Cluster " + plan.subject() + " matches the desired state.");
+            return;
+        }
+        String current = null;
+        for (Step s : plan.steps()) {
+            if (!s.target().equals(current)) {
+                current = s.target();
+                out.println(current + ":");
+            }
+            out.println("  " + s.line());
+            if (withDiff) {
+                s.diff().ifPresent(d -> printDiff(d, out));
+            }
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        plan.steps().forEach(s -> counts.merge(s.kind().name().toLowerCase(), 1, Integer::sum));
+        List<String> parts = new ArrayList<>();
+        counts.forEach((k, v) -> parts.add(v + " " + k));
+        out.println("Plan: " + plan.steps().size() + " step" + (plan.steps().size() == 1 ? "" : "s") + " ("
+                + String.join(", ", parts) + ").");
+    }
+
+    /** A unified-style diff; good enough for short config files and units. */
+    static void printDiff(FileDiff d, PrintWriter out) {
+        out.println("      --- " + d.path() + " (on host)");
+        out.println("      +++ " + d.path() + " (desired)");
+        List<String> before = d.before().isEmpty() ? List.of() : List.of(d.before().split("\n"));
+        List<String> after = d.after().isEmpty() ? List.of() : List.of(d.after().split("\n"));
+        for (String line : before) {
+            if (!after.contains(line)) {
+                out.println("      -" + line);
+            }
+        }
+        for (String line : after) {
+            if (!before.contains(line)) {
+                out.println("      +" + line);
+            }
+        }
+    }
+
+    static String json(Plan plan) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("cluster", plan.subject());
+        doc.put("changes", plan.hasChanges());
+        doc.put("fingerprint", plan.fingerprint());
+        doc.put("warnings", plan.warnings());
+        doc.put("steps", plan.steps());
+        return Json.write(doc);
+    }
+}

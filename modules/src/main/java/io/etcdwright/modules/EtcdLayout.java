@@ -1,0 +1,38 @@
+package io.etcdwright.modules;
+
+/**
+ * Where etcdwright puts things on an etcd host. One place, so that install, config, service,
+ * teardown and the probes can never disagree about a path.
+ *
+ * @param dataDir    the member's data directory (spec etcd.dataDir)
+ * @param clientPort spec etcd.ports.client
+ * @param peerPort   spec etcd.ports.peer
+ */
+public record EtcdLayout(String dataDir, int clientPort, int peerPort) {
+    public static final String INSTALL_ROOT = "/opt/etcd";
+    public static final String LINK_DIR = "/usr/local/bin";
+    public static final String CONFIG_DIR = "/etc/etcd";
+    public static final String CONFIG_FILE = CONFIG_DIR + "/etcd.conf.yml";
+    public static final String PKI_DIR = CONFIG_DIR + "/pki";
+    public static final String UNIT = "etcd.service";
+    public static final String UNIT_FILE = "/etc/systemd/system/" + UNIT;
+    public static final String USER = "etcd";
+    public static final String[] TOOLS = {"etcd", "etcdctl", "etcdutl"};
+
+    public static final EtcdLayout DEFAULT = new EtcdLayout("/var/lib/etcd", 2379, 2380);
+
+    public static String versionDir(String version) {
+        return INSTALL_ROOT + "/v" + version;
+    }
+
+    public static String pkiFile(String name) {
+        return PKI_DIR + "/" + name;
+    }
+
+    /** etcdctl on the host itself, as the admin client, against its local member. */
+    public String localEtcdctl() {
+        return "ETCDCTL_API=3 " + LINK_DIR + "/etcdctl --endpoints=https://127.0.0.1:" + clientPort
+                + " --cacert=" + pkiFile("ca.crt") + " --cert=" + pkiFile("admin.crt")
+                + " --key=" + pkiFile("admin.key") + " --dial-timeout=2s --command-timeout=3s";
+    }
+}

@@ -1,0 +1,288 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.engine.plan.ChangeKind;
+import io.etcdwright.engine.plan.FileDiff;
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.ClusterSpec;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.engine.ssh.RemoteFile;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.config.EtcdConfigFile;
+import io.etcdwright.modules.config.HostSetup;
+import io.etcdwright.modules.install.InstallSteps;
+import io.etcdwright.modules.install.ReleaseArtifact;
+import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.PkiSteps;
+import io.etcdwright.modules.service.EtcdUnitFile;
+import io.etcdwright.modules.service.ServiceSteps;
+
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * From desired state and facts to the plan that creates or converges a cluster. Each module
+ * contributes the steps for its concern; this class only orders them:
+ * <ol>
+ * <li>per host, in a chain: system user and directories, install, certificates, config, unit;</li>
+ * <li>members that are not running are started side by side, then the cluster is awaited healthy;</li>
+ * <li>running members whose binary, certificates, config or unit changed are restarted one at
+ *     a time, each only while the others are healthy, health-checked after, the leader last.</li>
+ * </ol>
+ */
+public final class ClusterPlanner {
+    /** Everything a plan is computed from. */
+    public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts, ClusterPki pki,
+                         ReleaseCache releases) {
+    }
+
+    /** Raised when the only plans possible would be unsafe; the message says what to do instead. */
+    public static final class UnsafePlanException extends RuntimeException {
+        public UnsafePlanException(String message) {
+            super(message);
+        }
+    }
+
+    private static final Duration HEALTH_TIMEOUT = Duration.ofMinutes(2);
+
+    private ClusterPlanner() {
+    }
+
+    public static Plan plan(Inputs in) {
+        ClusterSpec spec = in.desired().spec();
+        List<Member> members = in.desired().members();
+        EtcdLayout layout = in.layout();
+        List<Step> steps = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        in.desired().warnings().forEach(w -> warnings.add(w.toString()));
+
+        checkNoJoins(in);
+        String token = existingToken(in).orElseGet(() -> spec.name() + "-" + randomHex());
+        List<EtcdConfigFile.Peer> peers = members.stream().map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
+
+        List<String> pkiPrereqs = new ArrayList<>();
+        PkiSteps.caStep(in.pki()).ifPresent(s -> {
+            steps.add(s);
+            pkiPrereqs.add(s.id());
+        });
+        PkiSteps.clientStep(in.pki(), List.copyOf(pkiPrereqs)).ifPresent(s -> {
+            steps.add(s);
+            pkiPrereqs.add(s.id());
+        });
+
+        Map<String, String> lastPrepStep = new LinkedHashMap<>();
+        List<Member> changedRunning = new ArrayList<>();
+        List<Member> notRunning = new ArrayList<>();
+        for (Member m : members) {
+            EtcdHostFacts f = in.facts().get(m.host().name());
+            String host = m.host().name();
+            Chain chain = new Chain(steps, host);
+
+            List<String> setupDiff = HostSetup.differences(f.setup(), layout);
+            if (!setupDiff.isEmpty()) {
+                chain.add(Step.on(host, "config", "host-setup").kind(f.setup().userExists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                        .summary("etcd user and directories").reason(String.join("; ", setupDiff)).observed(f.setup().toString()),
+                        ctx -> {
+                            ctx.session().runScript(HostSetup.script(layout)).orThrow(host);
+                            return Outcome.CHANGED;
+                        });
+            }
+            boolean runtimeChanged = false;
+            String version = spec.etcd().version();
+            ReleaseArtifact artifact = ReleaseArtifact.of(version, f.system().architecture(), spec.artifacts().urlTemplate(),
+                    spec.artifacts().checksumsUrlTemplate(), Optional.ofNullable(spec.artifacts().sha256().get(version)));
+            InstallSteps.Source source = spec.artifacts().source().name().equals("FETCH") ? InstallSteps.Source.FETCH : InstallSteps.Source.PUSH;
+            boolean unpacked = f.install().hasInstalled(version);
+            Optional<Step.Builder> install = InstallSteps.plan(host, f.install(), version);
+            if (install.isPresent()) {
+                runtimeChanged = true;
+                chain.add(install.get(), ctx -> InstallSteps.apply(ctx.session(), artifact, source, in.releases(), unpacked));
+            }
+
+            ClusterPki.MemberIdentity identity = new ClusterPki.MemberIdentity(m.name(), host, m.address());
+            Optional<Step.Builder> certs = PkiSteps.memberStep(host, in.pki(), identity, f.files());
+            if (certs.isPresent()) {
+                runtimeChanged = true;
+                chain.addAfter(certs.get(), pkiPrereqs, ctx -> PkiSteps.apply(ctx.session(), in.pki(), identity, f.files()));
+            }
+
+            String config = EtcdConfigFile.render(new EtcdConfigFile.Peer(m.name(), m.address()), peers, "new", token,
+                    layout, spec.etcd().ports().metrics().orElse(0), spec.etcd().settings());
+            FileState haveConfig = f.file(EtcdLayout.CONFIG_FILE);
+            if (!haveConfig.hasContent(config) || !haveConfig.hasAttributes("644", "root", "root")) {
+                runtimeChanged = true;
+                chain.add(Step.on(host, "config", "config-file").kind(haveConfig.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                                .summary("write " + EtcdLayout.CONFIG_FILE)
+                                .reason(!haveConfig.exists() ? "missing" : haveConfig.hasContent(config) ? "mode/owner differ" : "content differs")
+                                .observed(haveConfig.sha256())
+                                .diff(new FileDiff(EtcdLayout.CONFIG_FILE, haveConfig.content().orElse(""), config)),
+                        ctx -> {
+                            ctx.session().upload(config.getBytes(StandardCharsets.UTF_8), RemoteFile.rootOwned(EtcdLayout.CONFIG_FILE, "0644"));
+                            return Outcome.CHANGED;
+                        });
+            }
+
+            String unit = EtcdUnitFile.render(spec.name(), version);
+            FileState haveUnit = f.file(EtcdLayout.UNIT_FILE);
+            boolean unitDiffers = !haveUnit.hasContent(unit) || !haveUnit.hasAttributes("644", "root", "root");
+            if (unitDiffers || !f.service().enabled()) {
+                runtimeChanged |= unitDiffers;
+                chain.add(Step.on(host, "service", "unit").kind(haveUnit.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                                .summary("systemd unit " + EtcdLayout.UNIT)
+                                .reason(!haveUnit.exists() ? "missing" : unitDiffers ? "content differs" : "not enabled")
+                                .observed(haveUnit.sha256() + f.service().enabled())
+                                .diff(unitDiffers ? new FileDiff(EtcdLayout.UNIT_FILE, haveUnit.content().orElse(""), unit) : null),
+                        ctx -> ServiceSteps.writeUnit(ctx.session(), unit, unitDiffers));
+            }
+            chain.last().ifPresent(id -> lastPrepStep.put(host, id));
+            if (!f.service().running()) {
+                notRunning.add(m);
+            } else if (runtimeChanged) {
+                changedRunning.add(m);
+            }
+        }
+
+        List<String> clientUrls = members.stream().map(m -> clientUrl(m, layout)).toList();
+        Optional<String> healthyAfterStart = Optional.empty();
+        if (!notRunning.isEmpty()) {
+            List<String> starts = new ArrayList<>();
+            for (Member m : notRunning) {
+                String host = m.host().name();
+                EtcdHostFacts f = in.facts().get(host);
+                Step start = Step.on(host, "service", "start").kind(ChangeKind.ACTION).summary("start etcd")
+                        .reason(f.service().activeState().equals("failed") ? "failed" : "not running")
+                        .observed(f.service().activeState())
+                        .after(lastPrepStep.containsKey(host) ? List.of(lastPrepStep.get(host)) : List.of())
+                        .does(ctx -> ServiceSteps.start(ctx.session()));
+                steps.add(start);
+                starts.add(start.id());
+            }
+            String waitHost = notRunning.get(0).host().name();
+            boolean bootstrap = members.stream().noneMatch(m -> in.facts().get(m.host().name()).service().running());
+            Step healthy = Step.cluster("membership", "healthy").kind(ChangeKind.ACTION)
+                    .summary(bootstrap ? "bootstrap cluster " + spec.name() + ": wait for all " + members.size() + " members healthy"
+                            : "wait for all " + members.size() + " members healthy")
+                    .reason(notRunning.size() + " member" + (notRunning.size() == 1 ? "" : "s") + " started")
+                    .after(starts)
+                    .does(ctx -> {
+                        Health.await(ctx, ctx.session(waitHost), layout, clientUrls, HEALTH_TIMEOUT);
+                        return Outcome.CHANGED;
+                    });
+            steps.add(healthy);
+            healthyAfterStart = Optional.of(healthy.id());
+        }
+
+        // Rolling restart: followers first, leader last, so leadership moves once at most.
+        changedRunning.sort(Comparator.comparing((Member m) -> in.facts().get(m.host().name()).member().status()
+                .map(s -> s.isLeader()).orElse(false)));
+        Optional<String> previous = healthyAfterStart;
+        for (Member m : changedRunning) {
+            String host = m.host().name();
+            List<String> after = new ArrayList<>();
+            Optional.ofNullable(lastPrepStep.get(host)).ifPresent(after::add);
+            previous.ifPresent(after::add);
+            List<String> others = members.stream().filter(o -> o != m).map(o -> clientUrl(o, layout)).toList();
+            Step restart = Step.on(host, "service", "restart").kind(ChangeKind.ACTION).summary("restart etcd")
+                    .reason("binary, certificates, config or unit changed; others must be healthy first")
+                    .after(after)
+                    .does(ctx -> ServiceSteps.restart(ctx, ctx.session(), layout, host, others, members.size()));
+            steps.add(restart);
+            Step check = Step.on(host, "membership", "healthy-after-restart").kind(ChangeKind.ACTION)
+                    .summary("wait for all members healthy").reason("after restarting " + host)
+                    .after(List.of(restart.id()))
+                    .does(ctx -> {
+                        Health.await(ctx, ctx.session(), layout, clientUrls, HEALTH_TIMEOUT);
+                        return Outcome.OK;
+                    });
+            steps.add(check);
+            previous = Optional.of(check.id());
+        }
+        return new Plan(spec.name(), steps, List.of(), warnings);
+    }
+
+    public static String clientUrl(Member m, EtcdLayout layout) {
+        String host = m.address().contains(":") ? "[" + m.address() + "]" : m.address();
+        return "https://" + host + ":" + layout.clientPort();
+    }
+
+    /**
+     * Adding a member to a running cluster needs member add (learner first) before its first
+     * start; starting it with a fresh "new" config would create a second, split cluster.
+     */
+    private static void checkNoJoins(Inputs in) {
+        List<Member> members = in.desired().members();
+        boolean anyRunning = members.stream().anyMatch(m -> in.facts().get(m.host().name()).member().status().isPresent());
+        if (!anyRunning) {
+            return;
+        }
+        List<String> fresh = members.stream()
+                .filter(m -> !in.facts().get(m.host().name()).member().hasMemberData())
+                .filter(m -> !in.facts().get(m.host().name()).service().running())
+                .map(Member::name).toList();
+        if (!fresh.isEmpty()) {
+            throw new UnsafePlanException("cluster " + in.desired().spec().name() + " is running and "
+                    + String.join(", ", fresh) + " would join it as new member(s). Starting them with this plan could form"
+                    + " a second cluster, so nothing was planned. Adding members to a running cluster is not supported by"
+                    + " this version yet; remove them from the desired state for now.");
+        }
+    }
+
+    /** Reuse the token the cluster was bootstrapped with; a new token only for a new cluster. */
+    private static Optional<String> existingToken(Inputs in) {
+        for (Member m : in.desired().members()) {
+            Optional<String> token = in.facts().get(m.host().name()).file(EtcdLayout.CONFIG_FILE).content()
+                    .flatMap(EtcdConfigFile::tokenIn);
+            if (token.isPresent()) {
+                return token;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String randomHex() {
+        byte[] bytes = new byte[6];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /** One host's preparation steps, each waiting for the one before it. */
+    private static final class Chain {
+        private final List<Step> steps;
+        private final String host;
+        private Optional<String> last = Optional.empty();
+
+        Chain(List<Step> steps, String host) {
+            this.steps = steps;
+            this.host = host;
+        }
+
+        void add(Step.Builder builder, io.etcdwright.engine.plan.Operation op) {
+            addAfter(builder, List.of(), op);
+        }
+
+        void addAfter(Step.Builder builder, List<String> extra, io.etcdwright.engine.plan.Operation op) {
+            List<String> after = new ArrayList<>(extra);
+            last.ifPresent(after::add);
+            Step step = builder.after(after).does(op);
+            steps.add(step);
+            last = Optional.of(step.id());
+        }
+
+        Optional<String> last() {
+            return last;
+        }
+    }
+}

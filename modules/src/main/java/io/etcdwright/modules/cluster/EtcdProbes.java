@@ -1,0 +1,38 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.facts.FilesProbe;
+import io.etcdwright.engine.facts.Probe;
+import io.etcdwright.engine.facts.SystemFacts;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.config.HostSetupFacts;
+import io.etcdwright.modules.install.InstallFacts;
+import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.service.ServiceFacts;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Every module's probes for one layout: all of them run in the single facts script of a host. */
+public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, FilesProbe files,
+                         Probe<MemberFacts> member) {
+
+    public static EtcdProbes of(EtcdLayout layout) {
+        List<String> paths = new ArrayList<>();
+        paths.add(EtcdLayout.CONFIG_FILE);
+        paths.add(EtcdLayout.UNIT_FILE);
+        paths.addAll(HostCertificates.certPaths());
+        paths.addAll(HostCertificates.keyPaths());
+        // Read back what is public (config, unit, certificates); keys are compared by digest only.
+        Set<String> readable = new HashSet<>(List.of(EtcdLayout.CONFIG_FILE, EtcdLayout.UNIT_FILE));
+        readable.addAll(HostCertificates.certPaths());
+        return new EtcdProbes(layout, HostSetupFacts.probe(layout), new FilesProbe("etcd_files", paths, readable),
+                MemberFacts.probe(layout));
+    }
+
+    public List<Probe<?>> all() {
+        return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member);
+    }
+}

@@ -1,0 +1,93 @@
+package io.etcdwright.modules.config;
+
+import io.etcdwright.modules.EtcdLayout;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Renders etcd's own {@code --config-file} YAML for one member. Deterministic: the same desired
+ * state gives the same bytes, so a digest comparison is a complete drift check.
+ */
+public final class EtcdConfigFile {
+    /** A member as the config needs it: name and the address it advertises. */
+    public record Peer(String name, String address) {
+        String url(int port) {
+            String host = address.contains(":") ? "[" + address + "]" : address;
+            return "https://" + host + ":" + port;
+        }
+    }
+
+    private EtcdConfigFile() {
+    }
+
+    /**
+     * @param self          the member this file is for
+     * @param initialPeers  every member of the initial cluster (for a new cluster: all of them)
+     * @param clusterState  "new" for a bootstrap, "existing" for a member joining a running cluster
+     * @param token         the initial cluster token: unique per bootstrap, so members of an old
+     *                      cluster can never be mistaken for members of this one
+     * @param metricsPort   0 for none
+     * @param settings      operator's extra etcd settings, passed through
+     */
+    public static String render(Peer self, List<Peer> initialPeers, String clusterState, String token,
+                                EtcdLayout layout, int metricsPort, Map<String, Object> settings) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("name", self.name());
+        doc.put("data-dir", layout.dataDir());
+        doc.put("listen-peer-urls", self.url(layout.peerPort()));
+        // Loopback too, so etcdctl on the host and local health checks need no routable address.
+        doc.put("listen-client-urls", self.url(layout.clientPort()) + ",https://127.0.0.1:" + layout.clientPort());
+        doc.put("advertise-client-urls", self.url(layout.clientPort()));
+        doc.put("initial-advertise-peer-urls", self.url(layout.peerPort()));
+        doc.put("initial-cluster", initialPeers.stream()
+                .map(p -> p.name() + "=" + p.url(layout.peerPort()))
+                .collect(Collectors.joining(",")));
+        doc.put("initial-cluster-state", clusterState);
+        doc.put("initial-cluster-token", token);
+        // Refuse membership changes that would leave the cluster without quorum.
+        doc.put("strict-reconfig-check", true);
+        if (metricsPort > 0) {
+            String host = self.address().contains(":") ? "[" + self.address() + "]" : self.address();
+            doc.put("listen-metrics-urls", "http://" + host + ":" + metricsPort + ",http://127.0.0.1:" + metricsPort);
+        }
+        doc.put("client-transport-security", tls("server"));
+        doc.put("peer-transport-security", tls("peer"));
+        doc.putAll(new TreeMap<>(settings));
+
+        DumperOptions options = new DumperOptions();
+        options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+        options.setIndent(2);
+        options.setWidth(Integer.MAX_VALUE);
+        return "# Managed by etcdwright: edits here are reverted by the next apply.\n"
+                + new Yaml(options).dump(doc);
+    }
+
+    private static Map<String, Object> tls(String certName) {
+        Map<String, Object> tls = new LinkedHashMap<>();
+        tls.put("cert-file", EtcdLayout.pkiFile(certName + ".crt"));
+        tls.put("key-file", EtcdLayout.pkiFile(certName + ".key"));
+        tls.put("trusted-ca-file", EtcdLayout.pkiFile("ca.crt"));
+        tls.put("client-cert-auth", true);
+        return tls;
+    }
+
+    /** The token a running or bootstrapped cluster already uses, read back from a member's file. */
+    public static java.util.Optional<String> tokenIn(String configText) {
+        for (String line : configText.split("\n")) {
+            if (line.startsWith("initial-cluster-token:")) {
+                String value = line.substring("initial-cluster-token:".length()).strip();
+                if (value.length() >= 2 && (value.startsWith("'") || value.startsWith("\""))) {
+                    value = value.substring(1, value.length() - 1);
+                }
+                return value.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(value);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+}

@@ -1,0 +1,122 @@
+package io.etcdwright.modules.install;
+
+import io.etcdwright.engine.ssh.HostSession;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
+
+/**
+ * Release tarballs on the workstation, downloaded once and verified before anything is copied
+ * to a host. Safe when several hosts ask for the same release at once: one download serves all.
+ */
+public final class ReleaseCache {
+    private final Path dir;
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    private volatile HttpClient http;
+
+    public ReleaseCache(Path dir) {
+        this.dir = dir;
+    }
+
+    /** The verified local tarball and its digest, downloading it if needed. */
+    public Verified obtain(ReleaseArtifact artifact) {
+        synchronized (locks.computeIfAbsent(artifact.fileName(), k -> new Object())) {
+            String expected = expectedDigest(artifact);
+            Path file = dir.resolve(artifact.fileName());
+            try {
+                if (Files.exists(file) && digest(file).equals(expected)) {
+                    return new Verified(file, expected);
+                }
+                Files.createDirectories(dir);
+                Path partial = Files.createTempFile(dir, artifact.fileName(), ".part");
+                try {
+                    try (InputStream in = open(artifact.url())) {
+                        Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    String actual = digest(partial);
+                    if (!actual.equals(expected)) {
+                        throw new IllegalStateException("etcd " + artifact.version() + " from " + artifact.url()
+                                + " has sha256 " + actual + " but " + expectedSource(artifact) + " says " + expected
+                                + ": refusing to install it (a corrupt download or a tampered file)");
+                    }
+                    Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                } finally {
+                    Files.deleteIfExists(partial);
+                }
+                return new Verified(file, expected);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot download etcd " + artifact.version() + " from "
+                        + artifact.url() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    public record Verified(Path file, String sha256) {
+    }
+
+    /** The digest the tarball must have: pinned in the spec, or from the release's SHA256SUMS. */
+    public String expectedDigest(ReleaseArtifact artifact) {
+        if (artifact.pinnedSha256().isPresent()) {
+            return artifact.pinnedSha256().get().toLowerCase();
+        }
+        String sumsUrl = artifact.checksumsUrl().orElseThrow(() -> new IllegalStateException(
+                "no sha256 for etcd " + artifact.version() + ": set artifacts.sha256 or artifacts.checksumsUrl"));
+        String sums;
+        try (InputStream in = open(sumsUrl)) {
+            sums = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read checksums " + sumsUrl + ": " + e.getMessage(), e);
+        }
+        return artifact.digestIn(sums).orElseThrow(() -> new IllegalStateException(
+                sumsUrl + " lists no sha256 for " + artifact.fileName()));
+    }
+
+    private static String expectedSource(ReleaseArtifact artifact) {
+        return artifact.pinnedSha256().isPresent() ? "artifacts.sha256" : artifact.checksumsUrl().orElse("");
+    }
+
+    private InputStream open(String url) throws IOException {
+        URI uri = URI.create(url);
+        if ("file".equals(uri.getScheme())) {
+            return Files.newInputStream(Path.of(uri));
+        }
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(5)).GET().build();
+        try {
+            HttpResponse<InputStream> response = client().send(request, HttpResponse.BodyHandlers.ofInputStream());
+            if (response.statusCode() != 200) {
+                response.body().close();
+                throw new IOException("HTTP " + response.statusCode());
+            }
+            return response.body();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private HttpClient client() {
+        if (http == null) {
+            http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL)
+                    .connectTimeout(Duration.ofSeconds(10)).build();
+        }
+        return http;
+    }
+
+    private static String digest(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return HostSession.sha256(in);
+        }
+    }
+}

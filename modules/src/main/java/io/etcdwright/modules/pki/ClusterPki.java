@@ -1,0 +1,191 @@
+package io.etcdwright.modules.pki;
+
+import io.etcdwright.engine.ssh.HostSession;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A cluster's PKI directory on the workstation: the CA (unless the operator brings their own),
+ * and the last certificate issued for every member and client. Hosts get copies; the CA key
+ * never leaves this directory.
+ *
+ * <pre>
+ * ca.crt, ca.key                              (absent with a bring-your-own CA)
+ * members/NAME/server.crt|key, peer.crt|key
+ * clients/admin.crt|key, clients/kube-apiserver-etcd-client.crt|key
+ * </pre>
+ */
+public final class ClusterPki {
+    /** Settings from the desired state's tls.pki. */
+    public record Settings(String clusterName, Path dir, Optional<Path> caCert, Optional<Path> caKey,
+                           KeyAlgorithm keyAlgorithm, Duration validity, Duration renewBefore,
+                           Duration caValidity, List<String> extraSans) {
+    }
+
+    /** A member's identity in its certificates. */
+    public record MemberIdentity(String name, String hostName, String address) {
+    }
+
+    /** A certificate and key pair as files on the workstation. */
+    public record LocalPair(Path cert, Path key) {
+        public String certSha256() {
+            return sha256(cert);
+        }
+
+        public String keySha256() {
+            return sha256(key);
+        }
+    }
+
+    private final Settings settings;
+    private final Clock clock;
+    private volatile CertificateAuthority ca;
+
+    public ClusterPki(Settings settings, Clock clock) {
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    public boolean bringsOwnCa() {
+        return settings.caCert().isPresent();
+    }
+
+    public Path caCertFile() {
+        return settings.caCert().orElse(settings.dir().resolve("ca.crt"));
+    }
+
+    private Path caKeyFile() {
+        return settings.caKey().orElse(settings.dir().resolve("ca.key"));
+    }
+
+    public boolean caExists() {
+        return Files.exists(caCertFile()) && Files.exists(caKeyFile());
+    }
+
+    /** The CA, created on first use unless the operator brings their own. */
+    public synchronized CertificateAuthority ensureCa() {
+        if (ca != null) {
+            return ca;
+        }
+        if (caExists()) {
+            ca = CertificateAuthority.load(caCertFile(), caKeyFile());
+        } else if (bringsOwnCa()) {
+            throw new PkiException("the CA named in tls.pki.ca (" + caCertFile() + ") does not exist");
+        } else {
+            CertificateAuthority created = CertificateAuthority.generate("etcd CA for cluster " + settings.clusterName(),
+                    settings.keyAlgorithm(), settings.caValidity(), clock);
+            created.writeTo(settings.dir());
+            ca = created;
+        }
+        return ca;
+    }
+
+    /** The CA certificate, if there is one yet (plans are computed before it is created). */
+    public Optional<java.security.cert.X509Certificate> caCertificate() {
+        if (!Files.exists(caCertFile())) {
+            return Optional.empty();
+        }
+        return Optional.of(Pem.readCertificate(Pem.readFile(caCertFile(), "CA certificate"), caCertFile().toString()));
+    }
+
+    public Path memberFile(MemberIdentity member, String role, String ext) {
+        return settings.dir().resolve("members").resolve(member.name()).resolve(role + "." + ext);
+    }
+
+    public Path clientFile(String role, String ext) {
+        return settings.dir().resolve("clients").resolve(role + "." + ext);
+    }
+
+    public LocalPair memberPair(MemberIdentity member, String role) {
+        return new LocalPair(memberFile(member, role, "crt"), memberFile(member, role, "key"));
+    }
+
+    public LocalPair clientPair(String role) {
+        return new LocalPair(clientFile(role, "crt"), clientFile(role, "key"));
+    }
+
+    /** The certificate a member's role should have: its own names and addresses, and loopback. */
+    public CertificateRequest memberRequest(MemberIdentity member, String role) {
+        List<String> dns = new ArrayList<>();
+        List<String> ips = new ArrayList<>();
+        addName(member.name(), dns, ips);
+        addName(member.hostName(), dns, ips);
+        addName(member.address(), dns, ips);
+        Purpose purpose = HostCertificates.PEER.equals(role) ? Purpose.PEER : Purpose.SERVER;
+        if (purpose == Purpose.SERVER) {
+            addName("localhost", dns, ips);
+            addName("127.0.0.1", dns, ips);
+            addName("::1", dns, ips);
+            settings.extraSans().forEach(san -> addName(san, dns, ips));
+        }
+        return CertificateRequest.of(purpose, member.name(), List.of(), dns, ips, settings.keyAlgorithm(), settings.validity());
+    }
+
+    public CertificateRequest clientRequest(String role) {
+        List<String> orgs = HostCertificates.APISERVER.equals(role) ? List.of("system:masters") : List.of();
+        String cn = HostCertificates.ADMIN.equals(role) ? "etcdwright-admin" : role;
+        return CertificateRequest.of(Purpose.CLIENT, cn, orgs, List.of(), List.of(), settings.keyAlgorithm(), settings.validity());
+    }
+
+    private static void addName(String name, List<String> dns, List<String> ips) {
+        if (name == null || name.isEmpty()) {
+            return;
+        }
+        boolean ip = IpAddresses.isLiteral(name);
+        List<String> into = ip ? ips : dns;
+        String normal = ip ? IpAddresses.normalize(name) : name;
+        if (!into.contains(normal)) {
+            into.add(normal);
+        }
+    }
+
+    /** Whether the local copy can be handed out as it is, and if not, why. */
+    public CertificateVerdict verdict(LocalPair pair, CertificateRequest request) {
+        Optional<java.security.cert.X509Certificate> caCert = caCertificate();
+        if (caCert.isEmpty()) {
+            return new CertificateVerdict.Reissue("new CA");
+        }
+        if (!Files.exists(pair.key())) {
+            return new CertificateVerdict.Reissue("missing");
+        }
+        Optional<CertificateInfo> existing = Files.exists(pair.cert())
+                ? Optional.of(CertificateInfo.parse(Pem.readFile(pair.cert(), "certificate")))
+                : Optional.empty();
+        return RenewalPolicy.evaluate(existing, request, caCert.get(), clock.instant(), settings.renewBefore());
+    }
+
+    /** The local pair, issued anew first when it is not current. Returns whether it was issued. */
+    public synchronized boolean ensure(LocalPair pair, CertificateRequest request) {
+        if (verdict(pair, request) instanceof CertificateVerdict.Current) {
+            return false;
+        }
+        IssuedCertificate issued = ensureCa().issue(request, clock);
+        try {
+            Files.createDirectories(pair.cert().getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + pair.cert().getParent() + ": " + e.getMessage(), e);
+        }
+        issued.writeTo(pair.cert(), pair.key());
+        return true;
+    }
+
+    static String sha256(Path file) {
+        try {
+            return HostSession.sha256(Files.readAllBytes(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+}
