@@ -8,7 +8,8 @@ final class EtcdwrightHome {
     }
 
     static Path dir() {
-        String env = System.getenv("ETCDWRIGHT_HOME");
+        // The property lets one JVM (the integration tests) point runs at separate homes.
+        String env = System.getProperty("etcdwright.home", System.getenv("ETCDWRIGHT_HOME"));
         return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".etcdwright");
     }
 

@@ -1,0 +1,87 @@
+package io.etcdwright.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real test hosts, through the project's own {@code testbed/testbed}: systemd-nspawn
+ * machines with their own network namespace, disk, systemd and sshd. Tests drive them exactly
+ * as an operator would.
+ */
+final class Testbed {
+    static final Path ROOT = Path.of(System.getProperty("etcdwright.root", "..")).toAbsolutePath().normalize();
+    static final Path SCRIPT = ROOT.resolve("testbed/testbed");
+    static final Path INVENTORY = ROOT.resolve("inventories/testbed/hosts.yaml");
+    static final Path KNOWN_HOSTS = ROOT.resolve("inventories/testbed/known_hosts");
+    static final Path HOME = Path.of(System.getenv().getOrDefault("TESTBED_HOME", "/var/tmp/etcdwright-testbed"));
+    static final Path KEY = HOME.resolve("id_ed25519");
+
+    private Testbed() {
+    }
+
+    /** N fresh hosts (empty disks), replacing whatever ran before. */
+    static void up(int hosts) {
+        run("up", String.valueOf(hosts));
+    }
+
+    static void down() {
+        run("down");
+    }
+
+    static String address(int host) {
+        return "10.77.0." + (10 + host);
+    }
+
+    /** Runs a command on host i as root; returns stdout; fails the test on a non-zero exit. */
+    static String ssh(int host, String command) {
+        Result r = exec(List.of(SCRIPT.toString(), "ssh", String.valueOf(host), command));
+        if (r.exitCode != 0) {
+            throw new AssertionError("on h" + host + ": '" + command + "' exited " + r.exitCode + ": " + r.stderr + r.stdout);
+        }
+        return r.stdout;
+    }
+
+    /** Runs a command on host i and returns its exit code (for checks where failure is the point). */
+    static int sshStatus(int host, String command) {
+        return exec(List.of(SCRIPT.toString(), "ssh", String.valueOf(host), command)).exitCode;
+    }
+
+    static void run(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(SCRIPT.toString());
+        cmd.addAll(List.of(args));
+        Result r = exec(cmd);
+        if (r.exitCode != 0) {
+            throw new AssertionError("testbed " + String.join(" ", args) + " exited " + r.exitCode + ":\n" + r.stderr + r.stdout);
+        }
+    }
+
+    record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    static Result exec(List<String> command) {
+        try {
+            Path err = Files.createTempFile("testbed", ".err");
+            Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new AssertionError("timed out: " + command);
+            }
+            String errText = Files.readString(err);
+            Files.deleteIfExists(err);
+            return new Result(p.exitValue(), out, errText);
+        } catch (IOException e) {
+            throw new AssertionError("cannot run " + command + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
