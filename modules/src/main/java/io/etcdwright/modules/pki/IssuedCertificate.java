@@ -18,6 +18,10 @@ public record IssuedCertificate(X509Certificate certificate, PrivateKey privateK
         }
     }
 
+    public CertificateInfo info() {
+        return CertificateInfo.of(certificate);
+    }
+
     public String certificatePem() {
         return Pem.certificate(certificate);
     }
