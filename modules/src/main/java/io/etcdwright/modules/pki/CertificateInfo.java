@@ -30,6 +30,7 @@ import org.bouncycastle.cert.jcajce.JcaX509CertificateHolder;
 /**
  * What the renewal policy and a plan need to know about an existing certificate, read once.
  *
+ * @param subject           the subject DN (RFC 2253, e.g. {@code CN=admin,O=system:masters})
  * @param commonName        the subject CN, or "" when the subject has none
  * @param organizations     the subject O values, in order
  * @param issuer            the issuer DN (RFC 2253, e.g. {@code CN=etcd-ca demo})
@@ -43,6 +44,7 @@ import org.bouncycastle.cert.jcajce.JcaX509CertificateHolder;
  */
 public record CertificateInfo(
         X509Certificate certificate,
+        String subject,
         String commonName,
         List<String> organizations,
         String issuer,
@@ -81,8 +83,8 @@ public record CertificateInfo(
     private static CertificateInfo of(X509Certificate certificate, String source) {
         try {
             JcaX509CertificateHolder holder = new JcaX509CertificateHolder(certificate);
-            X500Name subject = holder.getSubject();
-            List<String> commonNames = attributes(subject, BCStyle.CN);
+            X500Name subjectName = holder.getSubject();
+            List<String> commonNames = attributes(subjectName, BCStyle.CN);
             List<String> dnsNames = new ArrayList<>();
             List<String> ipAddresses = new ArrayList<>();
             GeneralNames subjectAltNames = GeneralNames.fromExtensions(holder.getExtensions(), Extension.subjectAlternativeName);
@@ -99,8 +101,9 @@ public record CertificateInfo(
                     : certificate.getExtendedKeyUsage().stream().map(ExtendedKeyUsageName::nameOf).toList();
             return new CertificateInfo(
                     certificate,
+                    certificate.getSubjectX500Principal().getName(),
                     commonNames.isEmpty() ? "" : commonNames.get(0),
-                    attributes(subject, BCStyle.O),
+                    attributes(subjectName, BCStyle.O),
                     certificate.getIssuerX500Principal().getName(),
                     serialHex(certificate),
                     certificate.getNotBefore().toInstant(),
@@ -172,7 +175,7 @@ public record CertificateInfo(
     /** The certificate itself is summarised, not dumped: plans print these. */
     @Override
     public String toString() {
-        return "CertificateInfo[CN=" + commonName + ", issuer " + issuer + ", serial " + serialHex
+        return "CertificateInfo[" + subject + ", issuer " + issuer + ", serial " + serialHex
                 + ", " + notBefore + " to " + notAfter + ", DNS " + dnsNames + ", IP " + ipAddresses
                 + ", " + extKeyUsages + ", " + keyAlgorithm + " " + keyBits + ", SHA-256 " + sha256Fingerprint + "]";
     }

@@ -50,11 +50,17 @@ public record CertificateRequest(
         }
     }
 
+    /** The canonical constructor as a factory, for call sites that read better with one. */
+    public static CertificateRequest of(Purpose purpose, String commonName, List<String> organizations,
+            List<String> dnsNames, List<String> ipAddresses, KeyAlgorithm keyAlgorithm, Duration validity) {
+        return new CertificateRequest(purpose, commonName, organizations, dnsNames, ipAddresses, keyAlgorithm, validity);
+    }
+
     /**
      * A request whose subjectAltNames come as one mixed list, as {@code tls.pki.extraSans} and the
      * inventory give them: IP literals become IP SANs, everything else DNS SANs.
      */
-    public static CertificateRequest of(Purpose purpose, String commonName, List<String> organizations,
+    public static CertificateRequest ofSubjectAltNames(Purpose purpose, String commonName, List<String> organizations,
             Collection<String> subjectAltNames, KeyAlgorithm keyAlgorithm, Duration validity) {
         List<String> dns = new ArrayList<>();
         List<String> ips = new ArrayList<>();
@@ -110,7 +116,7 @@ public record CertificateRequest(
         LinkedHashSet<String> result = new LinkedHashSet<>();
         for (String address : Objects.requireNonNull(given, "ipAddresses")) {
             try {
-                result.add(IpAddresses.normalise(address == null ? null : address.trim()));
+                result.add(IpAddresses.normalize(address == null ? null : address.trim()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("ipAddresses: " + e.getMessage(), e);
             }

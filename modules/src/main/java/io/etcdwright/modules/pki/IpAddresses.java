@@ -19,7 +19,7 @@ final class IpAddresses {
     }
 
     /** The canonical form of an IP literal; never a DNS lookup. */
-    static String normalise(String literal) {
+    static String normalize(String literal) {
         if (!isLiteral(literal)) {
             throw new IllegalArgumentException("'" + literal + "' is not an IPv4 or IPv6 address");
         }

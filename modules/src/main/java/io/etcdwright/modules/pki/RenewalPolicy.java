@@ -33,6 +33,12 @@ public record RenewalPolicy(Duration renewBefore) {
         return new RenewalPolicy(Duration.ofDays(days));
     }
 
+    /** {@link #decide} for a one-off policy: {@code new RenewalPolicy(renewBefore).decide(...)}. */
+    public static CertificateVerdict evaluate(Optional<CertificateInfo> existing, CertificateRequest desired,
+            X509Certificate ca, Instant now, Duration renewBefore) {
+        return new RenewalPolicy(renewBefore).decide(existing, desired, ca, now);
+    }
+
     /**
      * @param existing the certificate on the host; empty when there is none
      * @param ca       the CA that should have signed it

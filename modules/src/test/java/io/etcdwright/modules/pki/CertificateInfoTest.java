@@ -29,6 +29,7 @@ class CertificateInfoTest {
     @Test
     void readsWhatAPlanNeedsFromPem() throws Exception {
         CertificateInfo info = CertificateInfo.parse(server.certificatePem(), "h1:/etc/etcd/pki/server.crt");
+        assertEquals("CN=h1,O=etcd\\, members", info.subject());
         assertEquals("h1", info.commonName());
         assertEquals(List.of("etcd, members"), info.organizations(), "unescaped text, not DN syntax");
         assertEquals("CN=etcd-ca demo", info.issuer());
@@ -100,7 +101,7 @@ class CertificateInfoTest {
     @Test
     void printsASummaryNotTheEncoding() {
         String printed = server.info().toString();
-        assertTrue(printed.startsWith("CertificateInfo[CN=h1, issuer CN=etcd-ca demo, serial "), printed);
+        assertTrue(printed.startsWith("CertificateInfo[CN=h1,O=etcd\\, members, issuer CN=etcd-ca demo, serial "), printed);
         assertTrue(printed.length() < 600, printed);
     }
 }

@@ -22,10 +22,12 @@ class CertificateRequestTest {
 
     @Test
     void mixedSubjectAltNamesAreSortedIntoDnsNamesAndAddresses() {
-        CertificateRequest request = CertificateRequest.of(Purpose.PEER, "h1", List.of(),
+        CertificateRequest request = CertificateRequest.ofSubjectAltNames(Purpose.PEER, "h1", List.of(),
                 List.of("h1.example", "10.77.0.12", "::1", "*.etcd.example"), KeyAlgorithm.ECDSA_P256, YEAR);
         assertEquals(List.of("h1.example", "*.etcd.example"), request.dnsNames());
         assertEquals(List.of("10.77.0.12", "::1"), request.ipAddresses());
+        assertEquals(request, CertificateRequest.of(Purpose.PEER, "h1", List.of(), List.of("h1.example", "*.etcd.example"),
+                List.of("10.77.0.12", "0:0:0:0:0:0:0:1"), KeyAlgorithm.ECDSA_P256, YEAR));
     }
 
     @Test

@@ -23,15 +23,15 @@ class IpAddressesTest {
         "::, ::",
         "::ffff:10.0.0.1, 10.0.0.1",
     })
-    void normalisesToOneTextForm(String literal, String expected) {
-        assertEquals(expected, IpAddresses.normalise(literal));
+    void normalizesToOneTextForm(String literal, String expected) {
+        assertEquals(expected, IpAddresses.normalize(literal));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"etcd1.example", "999.1.1.1", "10.0.0", "1::2::3", "", "fe80::1%eth0"})
     void refusesWhatIsNotALiteralWithoutResolvingIt(String text) {
         assertFalse(IpAddresses.isLiteral(text));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IpAddresses.normalise(text));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IpAddresses.normalize(text));
         assertEquals("'" + text + "' is not an IPv4 or IPv6 address", e.getMessage());
     }
 }

@@ -49,6 +49,14 @@ class RenewalPolicyTest {
     }
 
     @Test
+    void aOneOffEvaluationDecidesTheSame() {
+        assertEquals(CertificateVerdict.CURRENT,
+                RenewalPolicy.evaluate(Optional.of(matching.info()), WANTED, ca.certificate(), NOW, Duration.ofDays(30)));
+        assertReissue("expires in 12 days (renews 30 days before expiry)", RenewalPolicy.evaluate(Optional.of(matching.info()),
+                WANTED, ca.certificate(), NOW.plus(Duration.ofDays(353)), Duration.ofDays(30)));
+    }
+
+    @Test
     void missing() {
         assertReissue("missing", POLICY.decide(Optional.empty(), WANTED, ca.certificate(), NOW));
     }
