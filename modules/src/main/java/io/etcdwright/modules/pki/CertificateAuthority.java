@@ -11,7 +11,6 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Date;
 import java.util.Objects;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -184,8 +183,9 @@ public final class CertificateAuthority {
         if (Files.exists(keyFile)) {
             boolean same;
             try {
-                same = Arrays.equals(Pem.readPrivateKey(Pem.readFile(keyFile, "CA key"), keyFile.toString()).getEncoded(),
-                        privateKey.getEncoded());
+                // Compared as key pairs, not bytes: the same key in PKCS#1 or SEC1 encodes differently.
+                same = KeyPairs.matches(Pem.readPrivateKey(Pem.readFile(keyFile, "CA key"), keyFile.toString()),
+                        certificate.getPublicKey());
             } catch (PkiException unreadable) {
                 same = false;
             }

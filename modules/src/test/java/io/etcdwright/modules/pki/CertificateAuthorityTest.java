@@ -185,6 +185,13 @@ class CertificateAuthorityTest {
     }
 
     @Test
+    void theSameCaKeyInAnotherEncodingIsNotAnotherCa() throws Exception {
+        Files.writeString(dir.resolve("ca.key"), Fixtures.sec1Pem(new java.security.KeyPair(ca.certificate().getPublicKey(), ca.privateKey())));
+        ca.writeTo(dir);
+        assertTrue(Files.readString(dir.resolve("ca.key")).startsWith("-----BEGIN PRIVATE KEY-----\n"));
+    }
+
+    @Test
     void issuedCertificatesAreWrittenCertificate0644Key0600() throws Exception {
         IssuedCertificate issued = ca.issue(server(KeyAlgorithm.ECDSA_P256), CLOCK);
         issued.writeTo(dir.resolve("h1/server.crt"), dir.resolve("h1/server.key"));
