@@ -104,7 +104,8 @@ public final class CertificateAuthority {
         Instant now = clock.instant();
         if (now.isAfter(certificate.getNotAfter().toInstant())) {
             throw new PkiException("CA certificate " + certificatePem + " (" + subject + ") expired on "
-                    + certificate.getNotAfter().toInstant() + "; renew it, or remove tls.pki.ca to let etcdwright make one");
+                    + certificate.getNotAfter().toInstant() + ": nothing it signed verifies any more; renew it with the same key"
+                    + " (its certificates then verify again) or replace it");
         }
         if (now.isBefore(certificate.getNotBefore().toInstant())) {
             throw new PkiException("CA certificate " + certificatePem + " (" + subject + ") is not valid until "

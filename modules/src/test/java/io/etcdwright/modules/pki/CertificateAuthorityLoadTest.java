@@ -103,7 +103,8 @@ class CertificateAuthorityLoadTest {
         Path cert = write("ca.crt", old.certificatePem());
         Path key = write("ca.key", Pem.privateKey(old.privateKey()));
         assertEquals("CA certificate " + cert + " (CN=old-ca) expired on " + NOW.minus(Duration.ofDays(35))
-                + "; renew it, or remove tls.pki.ca to let etcdwright make one", refusal(cert, key));
+                + ": nothing it signed verifies any more; renew it with the same key (its certificates then verify again)"
+                + " or replace it", refusal(cert, key));
     }
 
     @Test
