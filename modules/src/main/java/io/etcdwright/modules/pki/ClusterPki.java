@@ -160,10 +160,12 @@ public final class ClusterPki {
         if (!Files.exists(pair.key())) {
             return new CertificateVerdict.Reissue("missing");
         }
-        Optional<CertificateInfo> existing = Files.exists(pair.cert())
-                ? Optional.of(CertificateInfo.parse(Pem.readFile(pair.cert(), "certificate")))
+        Optional<String> pem = Files.exists(pair.cert())
+                ? Optional.of(Pem.readFile(pair.cert(), "certificate"))
                 : Optional.empty();
-        return RenewalPolicy.evaluate(existing, request, caCert.get(), clock.instant(), settings.renewBefore());
+        // An unreadable local copy is simply issued again, naming the file in the reason.
+        return new RenewalPolicy(settings.renewBefore()).decideForPem(pem, pair.cert().toString(), request, caCert.get(),
+                clock.instant());
     }
 
     /** The local pair, issued anew first when it is not current. Returns whether it was issued. */
