@@ -36,6 +36,11 @@ public final class Problems {
         add(Problem.warning(document.locationOf(path), path.toString(), message));
     }
 
+    /** A warning about the key at {@code path} (a variable that is ignored or misplaced), pointing at the key. */
+    public void warningAtKey(YamlDocument document, FieldPath path, String message) {
+        add(Problem.warning(document.keyLocationOf(path), path.toString(), message));
+    }
+
     public boolean hasErrors() {
         return problems.stream().anyMatch(Problem::isError);
     }
