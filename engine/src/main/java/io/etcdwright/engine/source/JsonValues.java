@@ -39,7 +39,7 @@ public final class JsonValues {
     public static Map<String, Object> toJavaMap(JsonNode node) {
         Map<String, Object> map = new LinkedHashMap<>();
         if (node != null && node.isObject()) {
-            node.fields().forEachRemaining(field -> map.put(field.getKey(), toJava(field.getValue())));
+            node.properties().forEach(field -> map.put(field.getKey(), toJava(field.getValue())));
         }
         return Collections.unmodifiableMap(map);
     }
