@@ -8,15 +8,19 @@ import io.etcdwright.engine.source.YamlDocument;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** Reads an Ansible YAML inventory file, reporting every problem in it at once. */
 public final class InventoryLoader {
+
+    private static final Set<String> SSH_TARGET_VARIABLES = Set.of("ansible_host", "ansible_port");
 
     private InventoryLoader() {}
 
     /**
      * What reading an inventory gave: the inventory when its structure was sound enough to
-     * build (even if, say, two hosts share an address), and every problem found.
+     * build (even if, say, a variable has the wrong type or two hosts share an address), and
+     * every problem found.
      */
     public record Outcome(Optional<Inventory> inventory, List<Problem> problems) {
         public Outcome {
@@ -29,6 +33,15 @@ public final class InventoryLoader {
 
         public List<Problem> warnings() {
             return problems.stream().filter(problem -> !problem.isError()).toList();
+        }
+
+        /**
+         * Whether an error was reported about any of these variables, in a group or on a host.
+         * Such a variable fell back to its default, so comparing its values across hosts could
+         * report clashes that are not really there.
+         */
+        public boolean hasErrorsInVariables(Set<String> names) {
+            return InventoryLoader.hasErrorsInVariables(problems, names);
         }
     }
 
@@ -54,11 +67,17 @@ public final class InventoryLoader {
         }
         problems.addAll(document.warnings());
         problems.addAll(SchemaCheck.check(document, SchemaCheck.INVENTORY_SCHEMA));
-        if (problems.hasErrors()) {
+        if (!InventoryReader.hasInventoryShape(document.root())) {
             // Building from a mis-shaped document would only add errors about what we guessed.
             return new Outcome(Optional.empty(), problems.list());
         }
-        Optional<Inventory> inventory = new InventoryReader(document, problems).read();
+        boolean sshTargetsTrusted = !hasErrorsInVariables(problems.list(), SSH_TARGET_VARIABLES);
+        Optional<Inventory> inventory = new InventoryReader(document, problems).read(sshTargetsTrusted);
         return new Outcome(inventory, problems.list());
+    }
+
+    private static boolean hasErrorsInVariables(List<Problem> problems, Set<String> names) {
+        return problems.stream().filter(Problem::isError)
+                .anyMatch(problem -> names.stream().anyMatch(name -> problem.field().endsWith("." + name)));
     }
 }

@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -55,8 +56,60 @@ final class InventoryReader {
         this.problems = problems;
     }
 
-    /** Empty when the groups form a cycle: precedence has no meaning then. */
-    Optional<Inventory> read() {
+    /**
+     * Whether the document has an inventory's shape: groups, hosts and variables are mappings
+     * (or empty) and groups hold only hosts, vars and children. Only then can the inventory be
+     * built; a variable of the wrong type does not matter for that (it falls back to its default).
+     */
+    static boolean hasInventoryShape(JsonNode root) {
+        if (!root.isObject()) {
+            return false;
+        }
+        for (Map.Entry<String, JsonNode> group : root.properties()) {
+            if (!isGroup(group.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isGroup(JsonNode group) {
+        if (group.isNull()) {
+            return true;
+        }
+        if (!group.isObject()) {
+            return false;
+        }
+        for (Map.Entry<String, JsonNode> field : group.properties()) {
+            JsonNode value = field.getValue();
+            boolean sound = switch (field.getKey()) {
+                case "vars" -> isMappingOrEmpty(value);
+                case "hosts" -> isMappingOrEmpty(value) && allMatch(value, InventoryReader::isMappingOrEmpty);
+                case "children" -> isMappingOrEmpty(value) && allMatch(value, InventoryReader::isGroup);
+                default -> false;
+            };
+            if (!sound) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isMappingOrEmpty(JsonNode node) {
+        return node.isObject() || node.isNull();
+    }
+
+    private static boolean allMatch(JsonNode mapping, Predicate<JsonNode> test) {
+        return mapping.isNull() || mapping.properties().stream().allMatch(field -> test.test(field.getValue()));
+    }
+
+    /**
+     * Empty when the groups form a cycle: precedence has no meaning then.
+     *
+     * @param compareSshTargets false when ansible_host or ansible_port had errors (and so fell
+     *                          back to defaults): hosts' SSH targets are not compared then
+     */
+    Optional<Inventory> read(boolean compareSshTargets) {
         // "all" exists even when the file only has other top-level groups, first as in Ansible.
         groups.put(Inventory.ALL, new GroupDraft(Inventory.ALL, document.keyLocationOf(FieldPath.of(Inventory.ALL))));
         forEachField(document.root(), (name, node) -> readGroup(name, node, FieldPath.of(name)));
@@ -70,7 +123,9 @@ final class InventoryReader {
         for (HostDraft host : hosts.values()) {
             built.put(host.name, build(host, mergedVars(host, depths)));
         }
-        checkDistinctSshTargets(built);
+        if (compareSshTargets) {
+            checkDistinctSshTargets(built);
+        }
         if (built.isEmpty()) {
             problems.error(document, FieldPath.ROOT, "the inventory lists no hosts");
         }
@@ -94,7 +149,7 @@ final class InventoryReader {
                     readGroup(child, childNode, at.key(child));
                 });
                 case "hosts" -> forEachField(value, (host, hostVars) -> readHost(group, host, hostVars, at.key(host)));
-                default -> throw new IllegalStateException("the inventory schema admits only hosts, vars and children, not " + key);
+                default -> { } // unknown group keys were reported by the schema check
             }
         });
     }

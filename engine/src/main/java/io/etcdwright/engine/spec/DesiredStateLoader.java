@@ -7,6 +7,7 @@ import io.etcdwright.engine.source.Problems;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Loads an inventory and a desired-state file together and checks them against each other.
@@ -14,6 +15,9 @@ import java.util.Optional;
  * line order, so one run shows the operator all there is to fix.
  */
 public final class DesiredStateLoader {
+
+    /** The variables a member's etcd address and name come from. */
+    private static final Set<String> MEMBER_IDENTITY_VARIABLES = Set.of("ansible_host", "etcd_address", "etcd_member_name");
 
     private DesiredStateLoader() {}
 
@@ -29,7 +33,9 @@ public final class DesiredStateLoader {
         List<Member> members = List.of();
         Optional<Inventory> inventory = inventoryOutcome.inventory();
         if (inventory.isPresent() && spec.isPresent()) {
-            members = new MemberSelection(spec.get().document(), spec.get().spec(), inventory.get(), problems).select();
+            boolean compareMembers = !inventoryOutcome.hasErrorsInVariables(MEMBER_IDENTITY_VARIABLES);
+            members = new MemberSelection(spec.get().document(), spec.get().spec(), inventory.get(),
+                    compareMembers, problems).select();
         }
         problems.throwIfErrors();
         return new DesiredState(inventory.orElseThrow(), spec.orElseThrow().spec(), members, problems.warnings());

@@ -32,10 +32,18 @@ final class MemberSelection {
     private final Inventory inventory;
     private final Problems problems;
 
-    MemberSelection(YamlDocument document, ClusterSpec spec, Inventory inventory, Problems problems) {
+    private final boolean compareMembers;
+
+    /**
+     * @param compareMembers false when the inventory variables members' addresses and names come
+     *                       from had errors: they fell back to defaults, and comparing them could
+     *                       report clashes that are not really there
+     */
+    MemberSelection(YamlDocument document, ClusterSpec spec, Inventory inventory, boolean compareMembers, Problems problems) {
         this.document = document;
         this.spec = spec;
         this.inventory = inventory;
+        this.compareMembers = compareMembers;
         this.problems = problems;
     }
 
@@ -51,10 +59,12 @@ final class MemberSelection {
             // Counting a list with unknown or repeated hosts would judge a cluster nobody asked for.
             checkCount(selected.size());
         }
-        checkDistinct(selected, InventoryHost::etcdAddress, "etcd address",
-                "give each its own etcd_address (or ansible_host) in the inventory");
-        checkDistinct(selected, InventoryHost::memberName, "member name",
-                "member names must be unique: fix etcd_member_name in the inventory");
+        if (compareMembers) {
+            checkDistinct(selected, InventoryHost::etcdAddress, "etcd address",
+                    "give each its own etcd_address (or ansible_host) in the inventory");
+            checkDistinct(selected, InventoryHost::memberName, "member name",
+                    "member names must be unique: fix etcd_member_name in the inventory");
+        }
         checkBackupHost();
         return selected.stream().map(chosen -> Member.of(chosen.host())).toList();
     }

@@ -12,6 +12,7 @@ import io.etcdwright.engine.source.Problem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -328,6 +329,31 @@ class InventoryLoaderTest {
                               hosts:
                                 h1: {ansible_port: 0}
                         """));
+    }
+
+    @Test
+    void aVariableOfTheWrongTypeStillLetsTheInventoryBeBuilt() {
+        InventoryLoader.Outcome outcome = InventoryLoader.read(Fixtures.write(dir, "hosts.yaml", """
+                all:
+                  hosts:
+                    h1: {ansible_host: 10.0.0.1, ansible_user: [root]}
+                    h2: {ansible_host: 10.0.0.1, ansible_port: "2222"}
+                """));
+        assertTrue(outcome.hasErrors());
+        Inventory inventory = outcome.inventory().orElseThrow();
+        assertEquals("root", inventory.host("h1").orElseThrow().user());
+        // h2's port fell back to 22: comparing SSH targets now would blame h1 and h2 for nothing.
+        assertEquals(List.of("all.hosts.h1.ansible_user", "all.hosts.h2.ansible_port"),
+                outcome.problems().stream().map(Problem::field).toList());
+        assertTrue(outcome.hasErrorsInVariables(Set.of("ansible_port")));
+        assertFalse(outcome.hasErrorsInVariables(Set.of("etcd_address")));
+    }
+
+    @Test
+    void aMisshapenInventoryIsNotBuilt() {
+        InventoryLoader.Outcome outcome = InventoryLoader.read(Fixtures.write(dir, "hosts.yaml", "etcd:\n  hosts: [h1, h2]\n"));
+        assertTrue(outcome.hasErrors());
+        assertEquals(Optional.empty(), outcome.inventory());
     }
 
     @Test

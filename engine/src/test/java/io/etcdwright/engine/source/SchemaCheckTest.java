@@ -202,6 +202,30 @@ class SchemaCheckTest {
     }
 
     @Test
+    void etcdAddressMustBeBare() {
+        assertEquals(List.of(
+                        "inventories/bad.yaml:3:24: error: all.hosts.h1.etcd_address: must be a bare IP address or DNS name, without"
+                                + " scheme, port or path (etcdwright adds those), like 10.77.0.11, got \"10.0.0.1:2379\"",
+                        "inventories/bad.yaml:4:24: error: all.hosts.h2.etcd_address: must be a bare IP address or DNS name, without"
+                                + " scheme, port or path (etcdwright adds those), like 10.77.0.11, got \"https://10.0.0.2\""),
+                inventory("""
+                        all:
+                          hosts:
+                            h1: {etcd_address: "10.0.0.1:2379"}
+                            h2: {etcd_address: https://10.0.0.2}
+                            h3: {etcd_address: "fd00::3"}
+                            h4: {etcd_address: etcd-4.example.com}
+                        """));
+    }
+
+    @Test
+    void urlTemplatesNeedAScheme() {
+        assertEquals(List.of("examples/bad.yaml:6:8: error: artifacts.url: must be a URL starting with https://, http:// or file://,"
+                        + " got \"mirror/etcd-{version}.tgz\""),
+                cluster(VALID_HEAD + "artifacts:\n  url: mirror/etcd-{version}.tgz\n  checksumsUrl: null\n"));
+    }
+
+    @Test
     void nullGroupsHostsAndVarsAreFine() {
         assertEquals(List.of(), inventory("""
                 all:

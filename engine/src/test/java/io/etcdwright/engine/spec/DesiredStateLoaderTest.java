@@ -325,6 +325,15 @@ class DesiredStateLoaderTest {
     }
 
     @Test
+    void anInventoryVariableErrorStillLetsMembersBeChecked() {
+        String inventory = INVENTORY.replace("h2: {ansible_host: 10.77.0.12}", "h2: {ansible_host: 10.77.0.12, ansible_become: sudo}");
+        assertEquals(List.of(
+                        "hosts.yaml:8:56: error: all.children.etcd.hosts.h2.ansible_become: must be true or false, got string \"sudo\"",
+                        "demo.yaml:6:19: error: members.hosts[2]: host 'h4' is not in hosts.yaml (hosts: h1, h2, h3, w1)"),
+                problems(inventory, SPEC + "members:\n  hosts: [h1, h2, h4]\n"));
+    }
+
+    @Test
     void aBrokenInventoryStillLetsTheSpecBeChecked() {
         assertEquals(List.of(
                         "hosts.yaml:3:10: error: invalid YAML: mapping values are not allowed here",
