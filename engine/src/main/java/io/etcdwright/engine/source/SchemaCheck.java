@@ -44,10 +44,6 @@ public final class SchemaCheck {
 
     private static final ConcurrentHashMap<String, SchemaCheck> COMPILED = new ConcurrentHashMap<>();
 
-    /** Keywords whose messages end with the offending value ("..., got 70000"). */
-    private static final Set<String> VALUE_KEYWORDS = Set.of("type", "pattern", "enum", "const", "minimum", "maximum",
-            "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "format", "multipleOf");
-
     private final JsonNode schemaRoot;
     private final Schema schema;
 
@@ -82,151 +78,32 @@ public final class SchemaCheck {
         FieldPath at = fieldPath(error.getInstanceLocation());
         String keyword = error.getKeyword();
         List<Object> schemaPath = elements(error.getSchemaLocation().getFragment());
+        // The schema object holding the failing keyword: its siblings word the message.
         JsonNode owner = schemaAt(schemaPath.subList(0, Math.max(0, schemaPath.size() - 1)));
-        Optional<String> custom = customMessage(owner, keyword);
-        JsonNode value = error.getInstanceNode();
+        Optional<String> custom = SchemaMessages.custom(owner, keyword);
         String property = error.getProperty();
 
-        switch (keyword) {
-            case "additionalProperties", "unevaluatedProperties" -> {
-                FieldPath field = at.key(property);
-                String message = custom.orElseGet(() -> "unknown field '" + property + "'" + allowedFields(owner));
-                return Problem.error(document.keyLocationOf(field), field.toString(), message);
-            }
-            case "required" -> {
-                FieldPath field = at.key(property);
-                String message = custom.orElseGet(() -> "required field '" + property + "' is missing");
-                return Problem.error(document.keyLocationOf(at), field.toString(), message);
-            }
-            case "propertyNames" -> {
-                FieldPath field = at.key(property);
-                String message = custom.orElseGet(() -> "key '" + property + "' is not allowed here");
-                return Problem.error(document.keyLocationOf(field), field.toString(), message);
-            }
+        return switch (keyword) {
+            case "additionalProperties", "unevaluatedProperties" -> atKey(document, at.key(property),
+                    custom.orElseGet(() -> "unknown field '" + property + "'" + SchemaMessages.allowedFields(owner)));
+            case "propertyNames" -> atKey(document, at.key(property),
+                    custom.orElseGet(() -> "key '" + property + "' is not allowed here"));
+            case "required" -> Problem.error(document.keyLocationOf(at), at.key(property).toString(),
+                    custom.orElseGet(() -> "required field '" + property + "' is missing"));
             case "false" -> {
                 // ".../properties/<name>/false": the schema that forbids <name> is three steps up.
                 JsonNode forbiddenBy = schemaAt(schemaPath.subList(0, Math.max(0, schemaPath.size() - 3)));
                 String name = at.lastKey().orElse(at.toString());
-                String message = customMessage(forbiddenBy, "false").orElseGet(() -> "field '" + name + "' is not allowed here");
-                return Problem.error(document.keyLocationOf(at), at.toString(), message);
+                yield atKey(document, at, SchemaMessages.custom(forbiddenBy, "false")
+                        .orElseGet(() -> "field '" + name + "' is not allowed here"));
             }
-            default -> {
-                String message = custom.orElseGet(() -> plainMessage(keyword, owner, error));
-                if (VALUE_KEYWORDS.contains(keyword) && value != null && !value.isContainerNode()) {
-                    String got = keyword.equals("type") ? typedValue(value, document, at) : plainValue(value, document, at);
-                    message = message + (keyword.equals("enum") && custom.isEmpty() ? "; got " : ", got ") + got;
-                } else if (keyword.equals("type")) {
-                    message = message + ", got " + typedValue(value, document, at);
-                }
-                return Problem.error(document.locationOf(at), at.toString(), message);
-            }
-        }
-    }
-
-    private static String plainMessage(String keyword, JsonNode owner, Error error) {
-        JsonNode limit = owner.path(keyword);
-        int instanceSize = error.getInstanceNode() == null ? 0 : error.getInstanceNode().size();
-        return switch (keyword) {
-            case "type" -> "must be " + expectedTypes(limit);
-            case "enum" -> "must be one of " + join(limit);
-            case "const" -> "must be " + limit;
-            case "pattern" -> "must match the pattern " + limit.asText();
-            case "minimum", "maximum" -> owner.has("minimum") && owner.has("maximum")
-                    ? "must be between " + owner.get("minimum") + " and " + owner.get("maximum")
-                    : keyword.equals("minimum") ? "must be at least " + limit : "must be at most " + limit;
-            case "exclusiveMinimum" -> "must be greater than " + limit;
-            case "exclusiveMaximum" -> "must be less than " + limit;
-            case "minLength" -> limit.asInt() == 1 ? "must not be empty" : "must be at least " + limit + " characters long";
-            case "maxLength" -> "must be at most " + limit + " characters long";
-            case "minItems" -> limit.asInt() == 1 ? "must not be an empty list"
-                    : "must list at least " + limit + " items, found " + instanceSize;
-            case "maxItems" -> "must list at most " + limit + " items, found " + instanceSize;
-            case "uniqueItems" -> "must not list the same value twice";
-            case "minProperties" -> limit.asInt() == 1 ? "must not be empty" : "must have at least " + limit + " fields";
-            case "maxProperties" -> "must have at most " + limit + " fields";
-            case "not" -> "this combination of fields is not allowed";
-            default -> error.getMessage();
+            default -> Problem.error(document.locationOf(at), at.toString(),
+                    SchemaMessages.aboutValue(keyword, owner, custom, error, document, at));
         };
     }
 
-    private static String allowedFields(JsonNode owner) {
-        JsonNode properties = owner.path("properties");
-        if (!properties.isObject() || properties.isEmpty()) {
-            return " (this mapping takes no fields)";
-        }
-        List<String> names = new ArrayList<>();
-        properties.fieldNames().forEachRemaining(names::add);
-        return " (allowed: " + String.join(", ", names) + ")";
-    }
-
-    private static Optional<String> customMessage(JsonNode owner, String keyword) {
-        JsonNode message = owner.path("errorMessage");
-        if (message.isTextual()) {
-            return Optional.of(message.asText());
-        }
-        JsonNode perKeyword = message.path(keyword);
-        return perKeyword.isTextual() ? Optional.of(perKeyword.asText()) : Optional.empty();
-    }
-
-    private static String expectedTypes(JsonNode type) {
-        if (type.isArray()) {
-            List<String> names = new ArrayList<>();
-            type.forEach(t -> names.add(typeName(t.asText())));
-            return String.join(" or ", names);
-        }
-        return typeName(type.asText());
-    }
-
-    private static String typeName(String jsonType) {
-        return switch (jsonType) {
-            case "integer" -> "an integer";
-            case "number" -> "a number";
-            case "string" -> "a string";
-            case "boolean" -> "true or false";
-            case "object" -> "a mapping";
-            case "array" -> "a list";
-            case "null" -> "empty";
-            default -> jsonType;
-        };
-    }
-
-    /** The value as the operator wrote it, with its YAML type: {@code string "x"}, {@code number 3.10}. */
-    private static String typedValue(JsonNode value, YamlDocument document, FieldPath at) {
-        if (value == null || value.isNull() || value.isMissingNode()) {
-            return "an empty value";
-        } else if (value.isTextual()) {
-            return "string " + quote(value.asText());
-        } else if (value.isIntegralNumber()) {
-            return "integer " + document.sourceText(at).orElse(value.asText());
-        } else if (value.isNumber()) {
-            return "number " + document.sourceText(at).orElse(value.asText());
-        } else if (value.isBoolean()) {
-            return "boolean " + document.sourceText(at).orElse(value.asText());
-        } else if (value.isArray()) {
-            return "a list";
-        }
-        return "a mapping";
-    }
-
-    /** The value as the operator wrote it: {@code "pull"}, {@code 70000}. */
-    private static String plainValue(JsonNode value, YamlDocument document, FieldPath at) {
-        if (value.isTextual()) {
-            return quote(value.asText());
-        } else if (value.isNull()) {
-            return "an empty value";
-        }
-        return document.sourceText(at).orElse(value.asText());
-    }
-
-    private static String quote(String text) {
-        String shown = text.length() > 60 ? text.substring(0, 57) + "..." : text;
-        return '"' + shown.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + '"';
-    }
-
-    private static String join(JsonNode values) {
-        List<String> shown = new ArrayList<>();
-        values.forEach(v -> shown.add(v.isTextual() ? v.asText() : v.toString()));
-        return String.join(", ", shown);
+    private static Problem atKey(YamlDocument document, FieldPath field, String message) {
+        return Problem.error(document.keyLocationOf(field), field.toString(), message);
     }
 
     private static FieldPath fieldPath(NodePath instance) {
