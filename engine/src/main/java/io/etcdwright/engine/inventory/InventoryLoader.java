@@ -67,7 +67,7 @@ public final class InventoryLoader {
         }
         problems.addAll(document.warnings());
         problems.addAll(SchemaCheck.check(document, SchemaCheck.INVENTORY_SCHEMA));
-        if (!InventoryReader.hasInventoryShape(document.root())) {
+        if (!InventoryShape.isInventory(document.root())) {
             // Building from a mis-shaped document would only add errors about what we guessed.
             return new Outcome(Optional.empty(), problems.list());
         }

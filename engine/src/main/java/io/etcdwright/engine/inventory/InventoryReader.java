@@ -20,27 +20,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * Builds an {@link Inventory} from a schema-valid document the way Ansible's YAML inventory
- * plugin and {@code reconcile_inventory} do: groups written in several places are one group,
- * groups without a parent become children of {@code all}, hosts in no group go to
- * {@code ungrouped}, and a host's variables are its groups' merged by (depth, priority, name)
- * and then its own.
+ * Builds an {@link Inventory} from a document of the right shape ({@link InventoryShape}) the
+ * way Ansible's YAML inventory plugin and {@code reconcile_inventory} do: groups written in
+ * several places are one group, groups without a parent become children of {@code all}, hosts
+ * in no group go to {@code ungrouped}, and a host's variables are its groups' merged by
+ * (depth, priority, name) and then its own.
  */
 final class InventoryReader {
 
-    /** Variables etcdwright reads under a different name than some inventories use. */
-    private static final Map<String, String> OLD_NAMES = Map.of(
-            "ansible_ssh_host", "ansible_host",
-            "ansible_ssh_port", "ansible_port",
-            "ansible_ssh_user", "ansible_user",
-            "ansible_private_key_file", "ansible_ssh_private_key_file",
-            "ansible_sudo", "ansible_become");
-    private static final Set<String> PASSWORDS = Set.of("ansible_password", "ansible_ssh_pass", "ansible_become_password",
-            "ansible_become_pass", "ansible_sudo_pass");
     private static final String PRIORITY = "ansible_group_priority";
     private static final String KNOWN_HOSTS = "etcdwright_known_hosts_file";
     private static final Pattern HOST_RANGE = Pattern.compile(".*\\[[^\\]]*:[^\\]]*\\].*");
@@ -54,53 +44,6 @@ final class InventoryReader {
     InventoryReader(YamlDocument document, Problems problems) {
         this.document = document;
         this.problems = problems;
-    }
-
-    /**
-     * Whether the document has an inventory's shape: groups, hosts and variables are mappings
-     * (or empty) and groups hold only hosts, vars and children. Only then can the inventory be
-     * built; a variable of the wrong type does not matter for that (it falls back to its default).
-     */
-    static boolean hasInventoryShape(JsonNode root) {
-        if (!root.isObject()) {
-            return false;
-        }
-        for (Map.Entry<String, JsonNode> group : root.properties()) {
-            if (!isGroup(group.getValue())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean isGroup(JsonNode group) {
-        if (group.isNull()) {
-            return true;
-        }
-        if (!group.isObject()) {
-            return false;
-        }
-        for (Map.Entry<String, JsonNode> field : group.properties()) {
-            JsonNode value = field.getValue();
-            boolean sound = switch (field.getKey()) {
-                case "vars" -> isMappingOrEmpty(value);
-                case "hosts" -> isMappingOrEmpty(value) && allMatch(value, InventoryReader::isMappingOrEmpty);
-                case "children" -> isMappingOrEmpty(value) && allMatch(value, InventoryReader::isGroup);
-                default -> false;
-            };
-            if (!sound) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean isMappingOrEmpty(JsonNode node) {
-        return node.isObject() || node.isNull();
-    }
-
-    private static boolean allMatch(JsonNode mapping, Predicate<JsonNode> test) {
-        return mapping.isNull() || mapping.properties().stream().allMatch(field -> test.test(field.getValue()));
     }
 
     /**
@@ -307,13 +250,7 @@ final class InventoryReader {
     }
 
     private void warnIfIgnored(String var, FieldPath path) {
-        if (OLD_NAMES.containsKey(var)) {
-            problems.warningAtKey(document, path, "etcdwright reads " + OLD_NAMES.get(var) + ", not " + var + "; rename it");
-        } else if (PASSWORDS.contains(var)) {
-            problems.warningAtKey(document, path, "etcdwright logs in with SSH keys and sudo without a password; " + var + " is ignored");
-        } else if (var.equals("ansible_connection")) {
-            problems.warningAtKey(document, path, "etcdwright always connects over SSH; ansible_connection is ignored");
-        }
+        IgnoredVariables.warningFor(var).ifPresent(warning -> problems.warningAtKey(document, path, warning));
     }
 
     private Optional<Path> knownHostsFile() {
