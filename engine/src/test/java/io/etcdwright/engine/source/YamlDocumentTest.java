@@ -175,6 +175,19 @@ class YamlDocumentTest {
     }
 
     @Test
+    void anExplicitTagOnTextOfAnotherTypeIsAProblem() {
+        Problem problem = onlyProblem("port: !!int twenty-two\n");
+        assertEquals("inventories/x.yaml:1:7: error: port: 'twenty-two' is not a valid int", problem.toString());
+    }
+
+    @Test
+    void aMergeKeyNeedsMappings() {
+        Problem problem = onlyProblem("h1:\n  <<: [1, 2]\n");
+        assertEquals(new Location(FILE, 2, 7), problem.location());
+        assertTrue(problem.message().startsWith("'<<' merges mappings only"), problem.message());
+    }
+
+    @Test
     void aRecursiveAliasIsRefused() {
         Problem problem = onlyProblem("a: &loop [*loop]\n");
         assertEquals("a[0]", problem.field());

@@ -273,6 +273,14 @@ class DesiredStateLoaderTest {
     }
 
     @Test
+    void certificatesOutlivingTheirCaAreWarnedAbout() {
+        DesiredState state = load(INVENTORY, SPEC + "tls:\n  pki:\n    validityDays: 800\n    caValidityDays: 730\n");
+        assertEquals(List.of("demo.yaml:7:19: warning: tls.pki.validityDays: certificates valid for 800 days would outlive"
+                        + " their CA (caValidityDays: 730)"),
+                state.warnings().stream().map(this::relative).toList());
+    }
+
+    @Test
     void aBroughtCaCertWithoutKeyAndKeyWithoutCert() {
         assertEquals(List.of("demo.yaml:7:5: error: tls.pki.ca.key: a CA you bring needs both 'cert' and 'key'"
                         + " (etcdwright signs member certificates with the key)"),
