@@ -1,0 +1,158 @@
+package io.etcdwright.engine.source;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One YAML file read into a Jackson tree, remembering where every key and value was written.
+ *
+ * <p>We go through snakeyaml's composer (node graph with marks) instead of its constructor
+ * (plain Java objects) because every later error must point at a line and column. Scalars
+ * get the types snakeyaml's YAML 1.1 resolver gives them ({@code 22} an int, {@code yes} a
+ * boolean, {@code 3.5} a float, {@code 3.5.16} a string, {@code ~} null), so a value means
+ * the same to us as to Ansible's YAML loader.
+ *
+ * <p>Stricter than plain snakeyaml on purpose: a key written twice in one mapping is an
+ * error (the second silently winning hides typos in inventories), and so is a second
+ * document in the file. Problems never escape as snakeyaml stack traces: they become
+ * {@link Problem}s inside an {@link InvalidInputException}.
+ */
+public final class YamlDocument {
+
+    private final Path file;
+    private final JsonNode root;
+    private final Map<String, Location> valueLocations;
+    private final Map<String, Location> keyLocations;
+    private final Map<String, String> scalarTexts;
+    private final List<Problem> warnings;
+
+    /** Built by {@link YamlTreeBuilder}; the maps are by JSON Pointer and are not copied. */
+    YamlDocument(Path file, JsonNode root, Map<String, Location> valueLocations, Map<String, Location> keyLocations,
+                 Map<String, String> scalarTexts, List<Problem> warnings) {
+        this.file = file;
+        this.root = root;
+        this.valueLocations = valueLocations;
+        this.keyLocations = keyLocations;
+        this.scalarTexts = scalarTexts;
+        this.warnings = List.copyOf(warnings);
+    }
+
+    /**
+     * Reads and parses {@code file}.
+     *
+     * @throws InvalidInputException when the file cannot be read or is not one valid YAML document
+     */
+    public static YamlDocument load(Path file) {
+        return parse(file, read(file));
+    }
+
+    /**
+     * Parses {@code text} as if it were the content of {@code file} (used in messages only).
+     *
+     * @throws InvalidInputException when the text is not one valid YAML document
+     */
+    public static YamlDocument parse(Path file, String text) {
+        String withoutByteOrderMark = text.startsWith("\uFEFF") ? text.substring(1) : text;
+        return new YamlTreeBuilder(file).build(withoutByteOrderMark);
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** The document as a tree; {@link NullNode} for an empty file. */
+    public JsonNode root() {
+        return root;
+    }
+
+    /** Things that were understood but look doubtful (unknown tags, ...). */
+    public List<Problem> warnings() {
+        return warnings;
+    }
+
+    /**
+     * Where the value at {@code jsonPointer} starts. A pointer to something that is not in the
+     * file (a missing field that got its default) falls back to the nearest parent that is.
+     */
+    public Location locationOf(String jsonPointer) {
+        String pointer = jsonPointer;
+        while (true) {
+            Location location = valueLocations.get(pointer);
+            if (location != null) {
+                return location;
+            }
+            pointer = parentOf(pointer);
+        }
+    }
+
+    public Location locationOf(FieldPath path) {
+        return locationOf(path.pointer());
+    }
+
+    /**
+     * Where the key of the value at {@code jsonPointer} is written: the right place for
+     * "unknown field" errors. List items have no key; their location is the item itself.
+     */
+    public Location keyLocationOf(String jsonPointer) {
+        String pointer = jsonPointer;
+        while (true) {
+            Location location = keyLocations.get(pointer);
+            if (location == null) {
+                location = valueLocations.get(pointer);
+            }
+            if (location != null) {
+                return location;
+            }
+            pointer = parentOf(pointer);
+        }
+    }
+
+    public Location keyLocationOf(FieldPath path) {
+        return keyLocationOf(path.pointer());
+    }
+
+    /** The scalar at {@code path} exactly as written (without quotes), e.g. {@code 3.10} for a float 3.1. */
+    public Optional<String> sourceText(FieldPath path) {
+        return Optional.ofNullable(scalarTexts.get(path.pointer()));
+    }
+
+    /** Whether {@code path} is written in the file (as opposed to defaulted). */
+    public boolean contains(FieldPath path) {
+        return valueLocations.containsKey(path.pointer());
+    }
+
+    private static String parentOf(String pointer) {
+        return pointer.isEmpty() ? "" : pointer.substring(0, pointer.lastIndexOf('/'));
+    }
+
+    private static String read(Path file) {
+        try {
+            // A strict decoder: a binary or Latin-1 file must be refused, not read as mojibake.
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+        } catch (CharacterCodingException e) {
+            throw fileProblem(file, "cannot read: not UTF-8 text (is this the right file?)");
+        } catch (NoSuchFileException e) {
+            throw fileProblem(file, "cannot read: no such file (looked for " + file.toAbsolutePath().normalize() + ")");
+        } catch (AccessDeniedException e) {
+            throw fileProblem(file, "cannot read: permission denied");
+        } catch (IOException e) {
+            String reason = Files.isDirectory(file) ? "it is a directory, not a file" : String.valueOf(e.getMessage());
+            throw fileProblem(file, "cannot read: " + reason);
+        }
+    }
+
+    private static InvalidInputException fileProblem(Path file, String message) {
+        return new InvalidInputException(Problem.error(Location.ofFile(file), "", message));
+    }
+}

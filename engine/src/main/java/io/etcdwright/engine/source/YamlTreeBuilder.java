@@ -1,0 +1,273 @@
+package io.etcdwright.engine.source;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.composer.Composer;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
+
+/**
+ * Turns snakeyaml's composed node graph of one text into a {@link YamlDocument}: Jackson nodes
+ * plus the line and column of every key and value, indexed by JSON Pointer. One instance reads
+ * one text.
+ */
+final class YamlTreeBuilder {
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private final Path file;
+    private final Map<String, Location> valueLocations = new HashMap<>();
+    private final Map<String, Location> keyLocations = new HashMap<>();
+    private final Map<String, String> scalarTexts = new HashMap<>();
+    private final List<Problem> errors = new ArrayList<>();
+    private final List<Problem> warnings = new ArrayList<>();
+    /** Collections on the current path: meeting one again means a recursive alias. */
+    private final Set<Node> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Mappings already checked for duplicate keys: an alias must not report them twice. */
+    private final Set<Node> checkedForDuplicates = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final ScalarValues scalarValues;
+    private final LoaderOptions options;
+
+    YamlTreeBuilder(Path file) {
+        this.file = file;
+        this.options = new LoaderOptions();
+        // Bounded aliases: a "billion laughs" file must fail fast, not eat the workstation's memory.
+        options.setMaxAliasesForCollections(50);
+        this.scalarValues = new ScalarValues(options);
+    }
+
+    YamlDocument build(String text) {
+        Node rootNode;
+        try {
+            Composer composer = new Composer(new ParserImpl(new StreamReader(text), options), new Resolver(), options);
+            rootNode = composer.checkNode() ? composer.getNode() : null;
+            if (composer.checkNode()) {
+                Node second = composer.getNode();
+                errors.add(Problem.error(at(second.getStartMark()), "",
+                        "a second YAML document starts here; etcdwright reads one document a file"
+                                + " (remove the '---' line or split the file)"));
+            }
+        } catch (MarkedYAMLException e) {
+            throw new InvalidInputException(syntaxProblem(e));
+        } catch (YAMLException e) {
+            throw new InvalidInputException(Problem.error(Location.ofFile(file), "", "invalid YAML: " + e.getMessage().strip()));
+        }
+        JsonNode root;
+        if (rootNode == null) {
+            valueLocations.put("", new Location(file, 1, 1));
+            root = NullNode.getInstance();
+        } else {
+            root = convert(rootNode, FieldPath.ROOT, null);
+        }
+        if (!errors.isEmpty()) {
+            List<Problem> all = new ArrayList<>(errors);
+            all.addAll(warnings);
+            throw new InvalidInputException(all);
+        }
+        return new YamlDocument(file, root, valueLocations, keyLocations, scalarTexts, warnings);
+    }
+
+    private Problem syntaxProblem(MarkedYAMLException e) {
+        Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+        Location location = mark != null ? at(mark) : Location.ofFile(file);
+        StringBuilder message = new StringBuilder("invalid YAML: ")
+                .append(e.getProblem() == null ? "cannot parse" : e.getProblem().strip());
+        if (e.getContext() != null && e.getContextMark() != null) {
+            Location context = at(e.getContextMark());
+            message.append(" (").append(e.getContext().strip())
+                    .append(" at line ").append(context.line()).append(", column ").append(context.column()).append(')');
+        }
+        return Problem.error(location, "", message.toString());
+    }
+
+    private JsonNode convert(Node node, FieldPath path, Location keyLocation) {
+        Location location = at(node.getStartMark());
+        if (node instanceof ScalarNode scalar && scalar.getTag().equals(Tag.NULL)
+                && scalar.getValue().isEmpty() && keyLocation != null) {
+            // "h1:" with nothing after it: the empty value has no place of its own, the key is it.
+            location = keyLocation;
+        }
+        valueLocations.put(path.pointer(), location);
+        if (node instanceof ScalarNode scalar) {
+            return scalar(scalar, path);
+        }
+        if (!inProgress.add(node)) {
+            errors.add(Problem.error(location, path.toString(), "an alias refers to a node that contains it; recursive YAML is not supported"));
+            return NullNode.getInstance();
+        }
+        try {
+            if (node instanceof SequenceNode sequence) {
+                return sequence(sequence, path);
+            }
+            return mapping((MappingNode) node, path);
+        } finally {
+            inProgress.remove(node);
+        }
+    }
+
+    private JsonNode scalar(ScalarNode scalar, FieldPath path) {
+        String text = scalar.getValue();
+        scalarTexts.put(path.pointer(), text);
+        Tag tag = scalar.getTag();
+        if (tag.equals(Tag.INT) || tag.equals(Tag.FLOAT) || tag.equals(Tag.BOOL) || tag.equals(Tag.NULL)) {
+            Object value;
+            try {
+                value = scalarValues.valueOf(scalar);
+            } catch (YAMLException | NumberFormatException e) {
+                // An explicit tag on text that is not of that type, like "!!int abc".
+                errors.add(Problem.error(at(scalar.getStartMark()), path.toString(),
+                        "'" + text + "' is not a valid " + tag.getValue().replace(Tag.PREFIX, "")));
+                return NullNode.getInstance();
+            }
+            return typed(value);
+        }
+        if (!tag.equals(Tag.STR) && !tag.equals(Tag.TIMESTAMP) && !tag.equals(Tag.BINARY)) {
+            // Ansible's "!vault" and friends: we cannot decrypt or evaluate them.
+            warnings.add(Problem.warning(at(scalar.getStartMark()), path.toString(),
+                    "tag " + tag.getValue() + " is not understood by etcdwright; the value is read as the plain text after it"));
+        }
+        return NODES.textNode(text);
+    }
+
+    private static JsonNode typed(Object value) {
+        if (value == null) {
+            return NullNode.getInstance();
+        } else if (value instanceof Boolean b) {
+            return NODES.booleanNode(b);
+        } else if (value instanceof Integer i) {
+            return NODES.numberNode(i);
+        } else if (value instanceof Long l) {
+            return NODES.numberNode(l);
+        } else if (value instanceof BigInteger big) {
+            return NODES.numberNode(big);
+        } else if (value instanceof Double d) {
+            return NODES.numberNode(d);
+        }
+        return NODES.textNode(String.valueOf(value));
+    }
+
+    private JsonNode sequence(SequenceNode sequence, FieldPath path) {
+        ArrayNode array = NODES.arrayNode();
+        List<Node> items = sequence.getValue();
+        for (int i = 0; i < items.size(); i++) {
+            array.add(convert(items.get(i), path.index(i), null));
+        }
+        return array;
+    }
+
+    private JsonNode mapping(MappingNode mapping, FieldPath path) {
+        ObjectNode object = NODES.objectNode();
+        for (Map.Entry<String, NodeTuple> entry : effectiveEntries(mapping, path).entrySet()) {
+            FieldPath child = path.key(entry.getKey());
+            Location keyLocation = at(entry.getValue().getKeyNode().getStartMark());
+            keyLocations.put(child.pointer(), keyLocation);
+            object.set(entry.getKey(), convert(entry.getValue().getValueNode(), child, keyLocation));
+        }
+        return object;
+    }
+
+    /**
+     * The keys of a mapping in document order, with YAML merge keys ({@code <<: *defaults})
+     * spliced in where they stand: explicit keys win over merged ones, earlier merge
+     * sources over later ones, as the YAML merge-key spec says.
+     */
+    private LinkedHashMap<String, NodeTuple> effectiveEntries(MappingNode mapping, FieldPath path) {
+        boolean reportDuplicates = checkedForDuplicates.add(mapping);
+        Map<String, Mark> explicitKeys = new HashMap<>();
+        for (NodeTuple tuple : mapping.getValue()) {
+            Node keyNode = tuple.getKeyNode();
+            if (keyNode.getTag().equals(Tag.MERGE)) {
+                continue;
+            }
+            if (!(keyNode instanceof ScalarNode key)) {
+                if (reportDuplicates) {
+                    errors.add(Problem.error(at(keyNode.getStartMark()), path.toString(),
+                            "keys must be plain names, not lists or mappings"));
+                }
+                continue;
+            }
+            Mark first = explicitKeys.putIfAbsent(key.getValue(), key.getStartMark());
+            if (first != null && reportDuplicates) {
+                errors.add(Problem.error(at(key.getStartMark()), path.key(key.getValue()).toString(),
+                        "duplicate key '" + key.getValue() + "' (first written at line " + (first.getLine() + 1)
+                                + "); YAML would silently keep only the last one, so write it once"));
+            }
+        }
+        LinkedHashMap<String, NodeTuple> entries = new LinkedHashMap<>();
+        for (NodeTuple tuple : mapping.getValue()) {
+            Node keyNode = tuple.getKeyNode();
+            if (keyNode.getTag().equals(Tag.MERGE)) {
+                for (MappingNode source : mergeSources(tuple.getValueNode(), path)) {
+                    effectiveEntries(source, path).forEach((key, merged) -> {
+                        if (!explicitKeys.containsKey(key)) {
+                            entries.putIfAbsent(key, merged);
+                        }
+                    });
+                }
+            } else if (keyNode instanceof ScalarNode key) {
+                entries.put(key.getValue(), tuple);
+            }
+        }
+        return entries;
+    }
+
+    private List<MappingNode> mergeSources(Node value, FieldPath path) {
+        if (value instanceof MappingNode single) {
+            return List.of(single);
+        }
+        List<MappingNode> sources = new ArrayList<>();
+        if (value instanceof SequenceNode list) {
+            for (Node item : list.getValue()) {
+                if (item instanceof MappingNode source) {
+                    sources.add(source);
+                }
+            }
+            if (sources.size() == list.getValue().size()) {
+                return sources;
+            }
+        }
+        errors.add(Problem.error(at(value.getStartMark()), path.toString(),
+                "'<<' merges mappings only: give it a mapping (usually an alias like *defaults) or a list of them"));
+        return sources;
+    }
+
+    private Location at(Mark mark) {
+        return new Location(file, mark.getLine() + 1, mark.getColumn() + 1);
+    }
+
+    /** snakeyaml's own scalar construction, so ints, floats, booleans and nulls resolve exactly as it does. */
+    private static final class ScalarValues extends SafeConstructor {
+        ScalarValues(LoaderOptions options) {
+            super(options);
+        }
+
+        Object valueOf(ScalarNode node) {
+            return constructObject(node);
+        }
+    }
+}

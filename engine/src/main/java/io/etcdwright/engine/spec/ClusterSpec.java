@@ -1,0 +1,26 @@
+package io.etcdwright.engine.spec;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The desired state of one cluster, as written in its spec file with every default filled in
+ * (docs/desired-state.md).
+ *
+ * @param file   the spec file as given; relative paths inside it were resolved against its directory
+ * @param backup empty when the spec has no backup section
+ */
+public record ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
+                          Optional<BackupPolicy> backup) {
+
+    public ClusterSpec {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(members, "members");
+        Objects.requireNonNull(etcd, "etcd");
+        Objects.requireNonNull(artifacts, "artifacts");
+        Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(backup, "backup");
+    }
+}

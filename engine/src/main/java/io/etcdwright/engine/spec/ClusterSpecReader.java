@@ -1,0 +1,157 @@
+package io.etcdwright.engine.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.etcdwright.engine.source.FieldPath;
+import io.etcdwright.engine.source.JsonValues;
+import io.etcdwright.engine.source.Problems;
+import io.etcdwright.engine.source.RelativePaths;
+import io.etcdwright.engine.source.YamlDocument;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Builds a {@link ClusterSpec} from its document, filling in the defaults of
+ * docs/desired-state.md. Tolerant on purpose: a value of the wrong type (already reported by
+ * the schema check) is replaced by its default, so the remaining checks can still run and the
+ * operator sees every problem in one go.
+ */
+final class ClusterSpecReader {
+
+    private final YamlDocument document;
+    private final Problems problems;
+
+    ClusterSpecReader(YamlDocument document, Problems problems) {
+        this.document = document;
+        this.problems = problems;
+    }
+
+    ClusterSpec read() {
+        String name = text(FieldPath.of("cluster", "name")).orElse("");
+        return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name));
+    }
+
+    private Members members() {
+        List<String> hosts = new ArrayList<>();
+        JsonNode written = node(FieldPath.of("members", "hosts"));
+        if (written.isArray()) {
+            written.forEach(host -> {
+                if (host.isTextual()) {
+                    hosts.add(host.textValue());
+                }
+            });
+        }
+        Optional<String> group = text(FieldPath.of("members", "group"));
+        if (!hosts.isEmpty() && group.isEmpty()) {
+            return Members.ofHosts(hosts);
+        }
+        return Members.ofGroup(group.orElse(Members.DEFAULT_GROUP));
+    }
+
+    private EtcdSettings etcd() {
+        FieldPath ports = FieldPath.of("etcd", "ports");
+        OptionalInt metrics = integer(ports.key("metrics")).map(OptionalInt::of).orElse(OptionalInt.empty());
+        return new EtcdSettings(
+                text(FieldPath.of("etcd", "version")).orElse(""),
+                new Ports(integer(ports.key("client")).orElse(Ports.DEFAULT_CLIENT),
+                        integer(ports.key("peer")).orElse(Ports.DEFAULT_PEER), metrics),
+                text(FieldPath.of("etcd", "dataDir")).orElse(EtcdSettings.DEFAULT_DATA_DIR),
+                JsonValues.toJavaMap(node(FieldPath.of("etcd", "settings"))));
+    }
+
+    private Artifacts artifacts() {
+        FieldPath artifacts = FieldPath.of("artifacts");
+        ArtifactSource source = text(artifacts.key("source")).flatMap(ArtifactSource::fromYaml).orElse(ArtifactSource.PUSH);
+        FieldPath checksums = artifacts.key("checksumsUrl");
+        // Written as null means "no checksums file"; not written means upstream's.
+        Optional<String> checksumsUrl = document.contains(checksums) && node(checksums).isNull()
+                ? Optional.empty()
+                : Optional.of(text(checksums).orElse(Artifacts.DEFAULT_CHECKSUMS_URL_TEMPLATE));
+        Map<String, String> sha256 = new LinkedHashMap<>();
+        node(artifacts.key("sha256")).properties().forEach(pin -> {
+            if (pin.getValue().isTextual()) {
+                sha256.put(pin.getKey(), pin.getValue().textValue().toLowerCase(Locale.ROOT));
+            }
+        });
+        return new Artifacts(source, text(artifacts.key("url")).orElse(Artifacts.DEFAULT_URL_TEMPLATE), checksumsUrl, sha256);
+    }
+
+    private Tls tls() {
+        FieldPath pki = FieldPath.of("tls", "pki");
+        List<String> extraSans = new ArrayList<>();
+        node(pki.key("extraSans")).forEach(san -> {
+            if (san.isTextual()) {
+                extraSans.add(san.textValue());
+            }
+        });
+        return new Tls(new Pki(
+                path(pki.key("dir")),
+                path(pki.key("ca").key("cert")),
+                path(pki.key("ca").key("key")),
+                text(pki.key("keyAlgorithm")).filter(Pki.KEY_ALGORITHMS::contains).orElse(Pki.DEFAULT_KEY_ALGORITHM),
+                integer(pki.key("validityDays")).orElse(Pki.DEFAULT_VALIDITY_DAYS),
+                integer(pki.key("renewBeforeDays")).orElse(Pki.DEFAULT_RENEW_BEFORE_DAYS),
+                integer(pki.key("caValidityDays")).orElse(Pki.DEFAULT_CA_VALIDITY_DAYS),
+                extraSans));
+    }
+
+    private Optional<BackupPolicy> backup(String clusterName) {
+        FieldPath backup = FieldPath.of("backup");
+        if (!node(backup).isObject()) {
+            return Optional.empty();
+        }
+        FieldPath retention = backup.key("retention");
+        Optional<BackupPolicy.Encryption> encryption = path(backup.key("encryption").key("keyFile")).map(BackupPolicy.Encryption::new);
+        return Optional.of(new BackupPolicy(
+                store(backup.key("store"), clusterName),
+                integer(backup.key("intervalMinutes")).orElse(BackupPolicy.DEFAULT_INTERVAL_MINUTES),
+                new BackupPolicy.Retention(
+                        integer(retention.key("keepLast")).orElse(BackupPolicy.Retention.DEFAULT_KEEP_LAST),
+                        integer(retention.key("keepDays")).orElse(BackupPolicy.Retention.DEFAULT_KEEP_DAYS)),
+                encryption));
+    }
+
+    private BackupStore store(FieldPath store, String clusterName) {
+        String path = text(store.key("path")).orElse(BackupStore.DEFAULT_PATH);
+        return switch (text(store.key("type")).orElse("directory")) {
+            case "sftp" -> new BackupStore.Sftp(text(store.key("host")).orElse(""), path);
+            case "s3" -> new BackupStore.S3(text(store.key("bucket")).orElse(""),
+                    text(store.key("prefix")).orElse(clusterName + "/"),
+                    text(store.key("endpoint")), text(store.key("region")));
+            default -> new BackupStore.Directory(path);
+        };
+    }
+
+    private JsonNode node(FieldPath path) {
+        return document.root().at(path.pointer());
+    }
+
+    private Optional<String> text(FieldPath path) {
+        JsonNode node = node(path);
+        return node.isTextual() ? Optional.of(node.textValue()) : Optional.empty();
+    }
+
+    private Optional<Integer> integer(FieldPath path) {
+        JsonNode node = node(path);
+        return node.canConvertToInt() && node.isIntegralNumber() ? Optional.of(node.intValue()) : Optional.empty();
+    }
+
+    private Optional<Path> path(FieldPath path) {
+        Optional<String> written = text(path);
+        if (written.isEmpty() || written.get().isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(RelativePaths.resolve(document.file(), written.get()));
+        } catch (InvalidPathException e) {
+            problems.error(document, path, "is not a usable path: " + e.getReason());
+            return Optional.empty();
+        }
+    }
+}

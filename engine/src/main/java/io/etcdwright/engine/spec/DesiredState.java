@@ -1,0 +1,24 @@
+package io.etcdwright.engine.spec;
+
+import io.etcdwright.engine.inventory.Inventory;
+import io.etcdwright.engine.source.Problem;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A spec checked against its inventory: everything the planner needs to know about what
+ * should be, before looking at what is.
+ *
+ * @param members  the members in spec order (group: inventory order; hosts: as listed)
+ * @param warnings problems that did not stop loading (an even member count, an ignored
+ *                 variable); print them before planning
+ */
+public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> members, List<Problem> warnings) {
+
+    public DesiredState {
+        Objects.requireNonNull(inventory, "inventory");
+        Objects.requireNonNull(spec, "spec");
+        members = List.copyOf(members);
+        warnings = List.copyOf(warnings);
+    }
+}

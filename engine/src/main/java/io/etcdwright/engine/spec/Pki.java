@@ -1,0 +1,50 @@
+package io.etcdwright.engine.spec;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The cluster's certificate authority and the certificates issued from it. Paths are resolved
+ * relative to the spec file (and {@code ~} to the home directory) when the spec is loaded.
+ *
+ * @param dir          workstation directory of the CA and issued certificates; empty: the
+ *                     default {@code $ETCDWRIGHT_HOME/clusters/<name>/pki}, see {@link #dirOr}
+ * @param caCert       a CA certificate the operator brings (always together with {@code caKey})
+ * @param caKey        that CA's private key
+ * @param keyAlgorithm one of {@link #KEY_ALGORITHMS}
+ * @param extraSans    extra DNS names or addresses in every server certificate (a VIP)
+ */
+public record Pki(Optional<Path> dir, Optional<Path> caCert, Optional<Path> caKey, String keyAlgorithm,
+                  int validityDays, int renewBeforeDays, int caValidityDays, List<String> extraSans) {
+
+    public static final List<String> KEY_ALGORITHMS = List.of("ecdsa-p256", "rsa-2048", "rsa-4096");
+    public static final String DEFAULT_KEY_ALGORITHM = "ecdsa-p256";
+    public static final int DEFAULT_VALIDITY_DAYS = 365;
+    public static final int DEFAULT_RENEW_BEFORE_DAYS = 30;
+    public static final int DEFAULT_CA_VALIDITY_DAYS = 3650;
+
+    public Pki {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(caCert, "caCert");
+        Objects.requireNonNull(caKey, "caKey");
+        Objects.requireNonNull(keyAlgorithm, "keyAlgorithm");
+        extraSans = List.copyOf(extraSans);
+    }
+
+    public static Pki defaults() {
+        return new Pki(Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_KEY_ALGORITHM,
+                DEFAULT_VALIDITY_DAYS, DEFAULT_RENEW_BEFORE_DAYS, DEFAULT_CA_VALIDITY_DAYS, List.of());
+    }
+
+    /** Whether the operator brings the CA (etcdwright then never creates or rotates it). */
+    public boolean bringsOwnCa() {
+        return caCert.isPresent() && caKey.isPresent();
+    }
+
+    /** {@code dir}, or the default {@code <etcdwrightHome>/clusters/<clusterName>/pki}. */
+    public Path dirOr(Path etcdwrightHome, String clusterName) {
+        return dir.orElseGet(() -> etcdwrightHome.resolve("clusters").resolve(clusterName).resolve("pki"));
+    }
+}
