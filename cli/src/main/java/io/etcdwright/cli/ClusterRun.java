@@ -51,9 +51,10 @@ final class ClusterRun implements AutoCloseable {
         Map<String, EtcdHostFacts> facts = new LinkedHashMap<>();
         List<String> unreachable = new ArrayList<>();
         for (HostReport r : reports) {
-            switch (r) {
-                case HostReport.Reachable ok -> facts.put(ok.host(), EtcdHostFacts.from(ok.facts(), probes));
-                case HostReport.Unreachable down -> unreachable.add(down.host() + ": " + down.message());
+            if (r instanceof HostReport.Reachable ok) {
+                facts.put(ok.host(), EtcdHostFacts.from(ok.facts(), probes));
+            } else if (r instanceof HostReport.Unreachable down) {
+                unreachable.add(down.host() + ": " + down.message());
             }
         }
         return new Facts(facts, unreachable);

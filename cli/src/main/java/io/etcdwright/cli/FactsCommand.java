@@ -79,11 +79,12 @@ final class FactsCommand implements Callable<Integer> {
         List<Map<String, Object>> views = new ArrayList<>();
         for (HostReport report : reports) {
             InventoryHost host = inventory.hosts().get(report.host());
-            views.add(switch (report) {
-                case HostReport.Reachable r -> FactsView.of(host.address(), EtcdHostFacts.from(r.facts(), probes),
-                        r.facts().gatherTime());
-                case HostReport.Unreachable u -> FactsView.unreachable(u.host(), host.address(), u.reason().name(), u.message());
-            });
+            if (report instanceof HostReport.Reachable r) {
+                views.add(FactsView.of(host.address(), EtcdHostFacts.from(r.facts(), probes), r.facts().gatherTime(),
+                        r.facts().clockSkewMillis()));
+            } else if (report instanceof HostReport.Unreachable u) {
+                views.add(FactsView.unreachable(u.host(), host.address(), u.reason().name(), u.message()));
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (output == OutputFormat.json) {

@@ -10,7 +10,7 @@ import java.io.PrintWriter;
 @Command(name = "etcdwright", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Declarative, agentless lifecycle for etcd clusters: plan, apply, status.",
         subcommands = {ValidateCommand.class, FactsCommand.class, PlanCommand.class, ApplyCommand.class,
-                StatusCommand.class, ClientEnvCommand.class, KubeApiserverFlagsCommand.class,
+                ClientEnvCommand.class, KubeApiserverFlagsCommand.class,
                 DestroyCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     public static final int OK = 0;
@@ -32,7 +32,10 @@ public final class Main {
             err.println("Run 'etcdwright " + ex.getCommandLine().getCommandName() + " --help' for usage.");
             return ERROR;
         });
-        return cli.execute(args);
+        int code = cli.execute(args);
+        out.flush();
+        err.flush();
+        return code;
     }
 
     static int report(Exception ex, PrintWriter err) {

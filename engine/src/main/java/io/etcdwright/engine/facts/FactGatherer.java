@@ -40,12 +40,19 @@ public final class FactGatherer {
             return new HostReport.Unreachable(target.name(), SshException.Reason.PROTOCOL,
                     "the facts script failed: " + why);
         }
+        long receivedAt = System.currentTimeMillis();
         Map<String, String> raw = FactsScript.split(result.stdout());
+        long skew = 0;
+        try {
+            skew = Long.parseLong(raw.getOrDefault(FactsScript.CLOCK, "")) - receivedAt;
+        } catch (NumberFormatException e) {
+            // a host without %N in date: no skew figure rather than a wrong one
+        }
         Map<String, Object> parsed = new LinkedHashMap<>();
         for (Probe<?> probe : probes) {
             parsed.put(probe.name(), probe.parse(raw.getOrDefault(probe.name(), "")));
         }
         return new HostReport.Reachable(new HostFacts(target.name(), parsed, raw,
-                Duration.ofNanos(System.nanoTime() - start)));
+                Duration.ofNanos(System.nanoTime() - start), skew));
     }
 }

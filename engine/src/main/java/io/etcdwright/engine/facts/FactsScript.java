@@ -7,6 +7,7 @@ import java.util.Map;
 /** Builds the one script that runs every probe on a host, and splits its output back apart. */
 final class FactsScript {
     private static final String MARK = "@@etcdwright-probe ";
+    static final String CLOCK = "@@etcdwright-clock ";
 
     private FactsScript() {
     }
@@ -17,7 +18,9 @@ final class FactsScript {
             script.append("echo '").append(MARK).append(probe.name()).append("'\n")
                     .append("(\n").append(probe.script()).append("\n) </dev/null 2>/dev/null\n");
         }
-        script.append("echo '").append(MARK).append("end'\n");
+        // Read the clock last, so the only delay between it and the workstation's clock is the
+        // trip back; the skew then reflects the clocks, not the probes' running time.
+        script.append("echo \"").append(CLOCK).append("$(date +%s%3N)\"\n");
         return script.toString();
     }
 
@@ -27,6 +30,10 @@ final class FactsScript {
         String current = null;
         StringBuilder body = new StringBuilder();
         for (String line : output.split("\n", -1)) {
+            if (line.startsWith(CLOCK)) {
+                sections.put(CLOCK, line.substring(CLOCK.length()).strip());
+                continue;
+            }
             if (line.startsWith(MARK)) {
                 if (current != null) {
                     sections.put(current, body.toString());
@@ -36,6 +43,9 @@ final class FactsScript {
             } else if (current != null) {
                 body.append(line).append('\n');
             }
+        }
+        if (current != null) {
+            sections.put(current, body.toString());
         }
         return sections;
     }

@@ -11,8 +11,11 @@ import java.util.NoSuchElementException;
  * @param byProbe     parsed facts keyed by probe name
  * @param rawByProbe  the raw outputs, kept for digests and debugging
  * @param gatherTime  how long the round trip took
+ * @param clockSkewMillis host clock minus workstation clock; a large skew breaks certificate
+ *                        validity and expiry arithmetic
  */
-public record HostFacts(String host, Map<String, Object> byProbe, Map<String, String> rawByProbe, Duration gatherTime) {
+public record HostFacts(String host, Map<String, Object> byProbe, Map<String, String> rawByProbe, Duration gatherTime,
+                        long clockSkewMillis) {
     public <T> T get(Probe<T> probe) {
         Object facts = byProbe.get(probe.name());
         if (facts == null) {

@@ -1,16 +1,11 @@
 package io.etcdwright.engine.facts;
 
-import java.time.Instant;
-
 /**
- * What any host-managing tool needs to know about a machine.
- *
- * @param clockSkewMillis host clock minus workstation clock; large skews break TLS validity
- *                        checks and certificate expiry arithmetic
+ * What any host-managing tool needs to know about a machine. (The clock is read by the facts
+ * script itself: see {@link HostFacts#clockSkewMillis()}.)
  */
 public record SystemFacts(String hostname, String os, String osId, String osVersion, String kernel,
-                          String architecture, String initSystem, Instant clock, long clockSkewMillis,
-                          long uptimeSeconds, int cpus, long memoryBytes) {
+                          String architecture, String initSystem, long uptimeSeconds, int cpus, long memoryBytes) {
 
     /** Probes the basics; architecture in the form release artifacts use (amd64, arm64). */
     public static final Probe<SystemFacts> PROBE = new Probe<>() {
@@ -30,7 +25,6 @@ public record SystemFacts(String hostname, String os, String osId, String osVers
                     echo "kernel=$(uname -r)"
                     echo "machine=$(uname -m)"
                     echo "init=$(cat /proc/1/comm)"
-                    echo "clock_ms=$(date +%s%3N)"
                     echo "uptime=$(cut -d. -f1 /proc/uptime)"
                     echo "cpus=$(nproc)"
                     echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
@@ -40,11 +34,9 @@ public record SystemFacts(String hostname, String os, String osId, String osVers
         @Override
         public SystemFacts parse(String output) {
             KeyValues kv = KeyValues.parse(output);
-            long now = System.currentTimeMillis();
-            long hostClock = kv.getLong("clock_ms").orElse(now);
             return new SystemFacts(kv.getOr("hostname", ""), kv.getOr("os", "unknown"), kv.getOr("os_id", "unknown"),
                     kv.getOr("os_version", ""), kv.getOr("kernel", ""), architecture(kv.getOr("machine", "")),
-                    kv.getOr("init", "unknown"), Instant.ofEpochMilli(hostClock), hostClock - now,
+                    kv.getOr("init", "unknown"),
                     kv.getLong("uptime").orElse(0L), kv.getLong("cpus").orElse(0L).intValue(),
                     kv.getLong("mem_kb").orElse(0L) * 1024);
         }

@@ -28,7 +28,8 @@ class FactsScriptTest {
         assertEquals(0, p.waitFor(), "one probe exiting early must not fail the whole script");
         Map<String, String> sections = FactsScript.split(out);
         assertEquals("one", sections.get("a").strip());
-        assertEquals("two", sections.get("b").strip());
+        assertEquals("two", sections.get("b").strip(), "the last probe's output is kept too");
+        assertTrue(sections.get(FactsScript.CLOCK).matches("\\d{13}"), "the host clock comes last, in ms");
     }
 
     @Test

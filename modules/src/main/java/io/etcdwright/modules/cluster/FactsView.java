@@ -20,13 +20,14 @@ public final class FactsView {
     private FactsView() {
     }
 
-    public static Map<String, Object> of(String address, EtcdHostFacts f, Duration gatherTime) {
+    public static Map<String, Object> of(String address, EtcdHostFacts f, Duration gatherTime, long clockSkewMillis) {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("host", f.host());
         v.put("address", address);
         v.put("reachable", true);
         v.put("gather_ms", gatherTime.toMillis());
         v.put("system", f.system());
+        v.put("clock_skew_ms", clockSkewMillis);
         Map<String, Object> etcd = new LinkedHashMap<>();
         etcd.put("installed_versions", f.install().installedVersions());
         etcd.put("active_version", f.install().activeVersion().orElse(null));
@@ -106,7 +107,7 @@ public final class FactsView {
         }
         io.etcdwright.engine.facts.SystemFacts sys = (io.etcdwright.engine.facts.SystemFacts) v.get("system");
         s.append("  ").append(sys.os()).append(' ').append(sys.architecture()).append(", ").append(sys.initSystem())
-                .append(", clock skew ").append(sys.clockSkewMillis()).append(" ms, facts in ")
+                .append(", clock skew ").append(v.get("clock_skew_ms")).append(" ms, facts in ")
                 .append(v.get("gather_ms")).append(" ms\n");
         Map<String, Object> etcd = (Map<String, Object>) v.get("etcd");
         line(s, "etcd", etcd.get("etcd_version") == null ? "not installed"
@@ -150,7 +151,7 @@ public final class FactsView {
         s.append(String.format("  %-8s %s%n", label, text));
     }
 
-    static String bytes(long n) {
+    public static String bytes(long n) {
         if (n < 1024) {
             return n + " B";
         }
