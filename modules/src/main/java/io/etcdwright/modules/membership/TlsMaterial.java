@@ -1,0 +1,124 @@
+package io.etcdwright.modules.membership;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
+
+/**
+ * The CA bundle, client certificate chain and client key, read once from PEM files with errors that
+ * name the file and say what is wrong with it.
+ */
+record TlsMaterial(X509Certificate[] trustedCas, X509Certificate[] clientChain, PrivateKey clientKey) {
+
+    private static final Pattern PEM_BLOCK =
+            Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----\\s*(.*?)-----END \\1-----", Pattern.DOTALL);
+
+    static TlsMaterial read(Path caCert, Path clientCert, Path clientKey) {
+        X509Certificate[] cas = certificates(caCert, "CA certificate");
+        X509Certificate[] chain = certificates(clientCert, "client certificate");
+        PrivateKey key = privateKey(clientKey);
+        return new TlsMaterial(cas, chain, key);
+    }
+
+    private static X509Certificate[] certificates(Path file, String what) {
+        String text = readText(file, what);
+        if (!text.contains("-----BEGIN CERTIFICATE-----")) {
+            throw new EtcdAdminException(what + " " + file + " holds no PEM certificate"
+                    + " (expected a -----BEGIN CERTIFICATE----- block)");
+        }
+        try {
+            CertificateFactory factory = CertificateFactory.getInstance("X.509");
+            List<? extends Certificate> certs = List.copyOf(factory.generateCertificates(
+                    new ByteArrayInputStream(text.getBytes(StandardCharsets.US_ASCII))));
+            if (certs.isEmpty()) {
+                throw new EtcdAdminException(what + " " + file + " holds no certificate");
+            }
+            return certs.stream().map(X509Certificate.class::cast).toArray(X509Certificate[]::new);
+        } catch (CertificateException e) {
+            throw new EtcdAdminException(what + " " + file + " is not a valid PEM certificate: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * PKCS#8 ("BEGIN PRIVATE KEY"), EC or RSA, read with the JDK alone. The traditional OpenSSL
+     * forms ("BEGIN EC PRIVATE KEY", "BEGIN RSA PRIVATE KEY", as cfssl and older openssl write)
+     * are accepted too, through BouncyCastle. Encrypted keys are refused with a hint.
+     */
+    static PrivateKey privateKey(Path file) {
+        String text = readText(file, "client key");
+        Matcher m = PEM_BLOCK.matcher(text);
+        while (m.find()) {
+            String type = m.group(1);
+            switch (type) {
+                case "PRIVATE KEY":
+                    return pkcs8(file, Base64.getMimeDecoder().decode(m.group(2)));
+                case "EC PRIVATE KEY":
+                case "RSA PRIVATE KEY":
+                    return traditional(file, m.group(0));
+                case "ENCRYPTED PRIVATE KEY":
+                    throw new EtcdAdminException("client key " + file + " is encrypted; etcdwright needs"
+                            + " an unencrypted PKCS#8 PEM key (openssl pkcs8 -topk8 -nocrypt)");
+                default:
+                    // e.g. EC PARAMETERS before the key: keep looking
+            }
+        }
+        throw new EtcdAdminException("client key " + file + " holds no PEM private key"
+                + " (expected a -----BEGIN PRIVATE KEY----- block, PKCS#8, EC or RSA)");
+    }
+
+    private static PrivateKey pkcs8(Path file, byte[] der) {
+        PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(der);
+        for (String algorithm : new String[] {"EC", "RSA", "Ed25519"}) {
+            try {
+                return KeyFactory.getInstance(algorithm).generatePrivate(spec);
+            } catch (GeneralSecurityException | IllegalArgumentException e) {
+                // not this algorithm; try the next
+            }
+        }
+        throw new EtcdAdminException("client key " + file + " is not a PKCS#8 EC or RSA private key");
+    }
+
+    private static PrivateKey traditional(Path file, String pem) {
+        try (PEMParser parser = new PEMParser(new StringReader(pem))) {
+            Object parsed = parser.readObject();
+            if (parsed instanceof PEMKeyPair pair) {
+                return new JcaPEMKeyConverter().getPrivateKey(pair.getPrivateKeyInfo());
+            }
+            throw new EtcdAdminException("client key " + file + " is not an EC or RSA private key");
+        } catch (IOException e) {
+            throw new EtcdAdminException("client key " + file + " cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    private static String readText(Path file, String what) {
+        try {
+            // Latin-1 never fails to decode; PEM itself is ASCII, comments around it may not be.
+            return Files.readString(file, StandardCharsets.ISO_8859_1);
+        } catch (NoSuchFileException e) {
+            throw new EtcdAdminException(what + " " + file + " does not exist", e);
+        } catch (IOException e) {
+            throw new EtcdAdminException(what + " " + file + " cannot be read: " + e, e);
+        }
+    }
+}
