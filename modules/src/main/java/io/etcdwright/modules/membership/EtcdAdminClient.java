@@ -90,9 +90,7 @@ public final class EtcdAdminClient implements AutoCloseable {
         try {
             client = Client.builder()
                     .endpoints(uris.toArray(URI[]::new))
-                    .sslContext(ssl -> ssl
-                            .trustManager(tls.trustedCas())
-                            .keyManager(tls.clientKey(), tls.clientChain()))
+                    .sslContext(tls.clientContext())
                     // Fail a call at once when its endpoint refuses, rather than wait for it to come back.
                     .waitForReady(false)
                     .connectTimeout(timeout)
@@ -137,18 +135,17 @@ public final class EtcdAdminClient implements AutoCloseable {
      */
     public ClusterStatus status() {
         long deadline = System.nanoTime() + timeout.toNanos();
+        // The member list first, as everything waits for it; then Status to the configured endpoints.
+        CompletableFuture<MemberListResponse> firstList = client.getClusterClient().listMember();
         Map<String, CompletableFuture<Answer>> probes = new LinkedHashMap<>();
         for (URI endpoint : endpoints) {
             probes.put(key(endpoint), probe(endpoint));
         }
-        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(this::quorumRead);
 
-        MemberListResponse list;
-        try {
-            list = attempt(() -> client.getClusterClient().listMember(), deadline);
-        } catch (CallFailed failed) {
-            throw memberListFailed(probes, failed.getCause());
-        }
+        MemberListResponse list = memberList(firstList, deadline, probes);
+        // On the connection the member list just came through, so the read's deadline is not
+        // eaten by connecting and a cold JVM's TLS warm-up.
+        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(this::quorumRead);
 
         List<Member> members = list.getMembers();
         for (Member member : members) {
@@ -171,6 +168,29 @@ public final class EtcdAdminClient implements AutoCloseable {
         boolean quorum = quorumRead.join().isEmpty();
         return new ClusterStatus(result,
                 clusterId == 0 ? Optional.empty() : Optional.of(Long.toHexString(clusterId)), quorum);
+    }
+
+    /**
+     * The member list, from whichever endpoint gives it. If it ran out of time although some
+     * endpoint did answer its Status call, the member list was slow rather than unreachable (a
+     * cold JVM on a busy machine spends a good part of a short timeout on its first TLS
+     * handshakes), so it is asked once more, with a fresh timeout, on the now open connection.
+     */
+    private MemberListResponse memberList(CompletableFuture<MemberListResponse> first, long deadline,
+            Map<String, CompletableFuture<Answer>> probes) {
+        Supplier<CompletableFuture<MemberListResponse>> call = () -> client.getClusterClient().listMember();
+        try {
+            return attempt(first, call, deadline);
+        } catch (CallFailed failed) {
+            if (Failures.code(failed.getCause()) != Status.Code.DEADLINE_EXCEEDED || answered(probes).isEmpty()) {
+                throw memberListFailed(probes, failed.getCause());
+            }
+        }
+        try {
+            return attempt(null, call, System.nanoTime() + timeout.toNanos());
+        } catch (CallFailed failed) {
+            throw memberListFailed(probes, failed.getCause());
+        }
     }
 
     @Override
@@ -262,7 +282,7 @@ public final class EtcdAdminClient implements AutoCloseable {
     private Optional<Throwable> quorumRead() {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            attempt(() -> client.getKVClient().get(QUORUM_KEY, GetOption.builder().withCountOnly(true).build()),
+            attempt(null, () -> client.getKVClient().get(QUORUM_KEY, GetOption.builder().withCountOnly(true).build()),
                     deadline);
             return Optional.empty();
         } catch (CallFailed failed) {
@@ -275,18 +295,20 @@ public final class EtcdAdminClient implements AutoCloseable {
     }
 
     /**
-     * One call through the shared channel, tried again on another endpoint (the channel balances
+     * One call through the shared channel ({@code first}, if given, is its first try, already under
+     * way), tried again on another endpoint (the channel balances
      * round robin over the endpoints that are up) if one refused it, say a learner refusing a
      * MemberList; at most once per endpoint, never past the deadline.
      */
-    private <T> T attempt(Supplier<CompletableFuture<T>> call, long deadline) throws CallFailed {
+    private <T> T attempt(CompletableFuture<T> first, Supplier<CompletableFuture<T>> call, long deadline)
+            throws CallFailed {
         Throwable last = null;
         for (int i = 0; i < endpoints.size(); i++) {
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
                 break;
             }
-            CompletableFuture<T> future = call.get();
+            CompletableFuture<T> future = i == 0 && first != null ? first : call.get();
             try {
                 return future.get(remaining, TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
@@ -306,24 +328,35 @@ public final class EtcdAdminClient implements AutoCloseable {
         throw new CallFailed(last != null ? last : new TimeoutException());
     }
 
-    /** Why the member list could not be had, with each endpoint's own reason. */
-    private EtcdAdminException memberListFailed(Map<String, CompletableFuture<Answer>> probes, Throwable cause) {
-        String listFailure = Failures.describe(cause, timeout);
-        Map<String, String> failures = new LinkedHashMap<>();
+    /** The configured endpoints that answered their Status call (waiting for them, bounded). */
+    private List<String> answered(Map<String, CompletableFuture<Answer>> probes) {
         List<String> answered = new ArrayList<>();
         for (URI endpoint : endpoints) {
-            Answer a = probes.get(key(endpoint)).join();
-            if (a.response() != null) {
+            if (probes.get(key(endpoint)).join().response() != null) {
                 answered.add(endpoint.toString());
-            } else {
-                failures.put(endpoint.toString(), Failures.describe(a.failure(), timeout));
             }
         }
+        return answered;
+    }
+
+    /** Why the member list could not be had, with each endpoint's own reason. */
+    private EtcdAdminException memberListFailed(Map<String, CompletableFuture<Answer>> probes, Throwable cause) {
+        List<String> answered = answered(probes);
         if (answered.isEmpty()) {
+            Map<String, String> failures = new LinkedHashMap<>();
+            for (URI endpoint : endpoints) {
+                failures.put(endpoint.toString(), Failures.describe(probes.get(key(endpoint)).join().failure(), timeout));
+            }
             return new EtcdUnreachableException(failures);
         }
+        String why = Failures.describe(cause, timeout);
+        if (Failures.isLearnerRefusal(cause)) {
+            return new EtcdAdminException("etcd at " + String.join(", ", answered) + " answers, but only as a learner,"
+                    + " and learners do not serve the member list: give the endpoint of a voting member too ("
+                    + why + ")", cause);
+        }
         return new EtcdAdminException("etcd answered at " + String.join(", ", answered)
-                + " but the member list failed: " + listFailure, cause);
+                + " but the member list failed: " + why, cause);
     }
 
     // ---- Endpoints ----
