@@ -59,11 +59,18 @@ public final class EtcdAdminClient implements AutoCloseable {
     private final List<URI> endpoints;
     private final Duration timeout;
     private final Client client;
+    private final TlsMaterial tls;
+    private final Path clientCert;
+    private final Path clientKey;
 
-    private EtcdAdminClient(List<URI> endpoints, Duration timeout, Client client) {
+    private EtcdAdminClient(List<URI> endpoints, Duration timeout, Client client, TlsMaterial tls, Path clientCert,
+            Path clientKey) {
         this.endpoints = endpoints;
         this.timeout = timeout;
         this.client = client;
+        this.tls = tls;
+        this.clientCert = clientCert;
+        this.clientKey = clientKey;
     }
 
     /**
@@ -102,11 +109,11 @@ public final class EtcdAdminClient implements AutoCloseable {
             throw new EtcdAdminException("cannot set up TLS with CA " + caCert + ", certificate " + clientCert
                     + " and key " + clientKey + ": " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
-            // Netty's key manager refuses a key that does not match the certificate this way.
+            // How Netty refuses a key or certificate it cannot use.
             throw new EtcdAdminException("cannot use certificate " + clientCert + " with key " + clientKey
                     + ": " + e.getMessage(), e);
         }
-        return new EtcdAdminClient(uris, timeout, client);
+        return new EtcdAdminClient(uris, timeout, client, tls, clientCert, clientKey);
     }
 
     /** The endpoints this client was given, normalized to {@code https://HOST:PORT}. */
@@ -123,15 +130,20 @@ public final class EtcdAdminClient implements AutoCloseable {
      * The member list, and every member's own Status answer, asked of all members in parallel.
      *
      * <p>One MemberList call goes to whichever endpoint answers; Status calls go to every member's
-     * client URLs at once, each on its own connection; a linearizable read checks for quorum
-     * alongside. The configured endpoints are asked for Status right away, together with the
-     * MemberList call, since they usually are the members' client URLs: on a healthy cluster the
-     * whole status costs one round of connections. Returns within about one timeout when the
-     * configured endpoints cover the members, two at most (members whose URLs only the member list
-     * reveals are asked after it).
+     * client URLs at once, each on its own connection. The configured endpoints are asked for
+     * Status together with the MemberList call, since they usually are the members' client URLs:
+     * on a healthy cluster the whole status costs one round of connections. After the member list
+     * come a linearizable read (the quorum check) and Status to any member URL the configured
+     * endpoints did not cover.
+     *
+     * <p>Every call is bounded by the timeout. A refused or dead member costs next to nothing; a
+     * silent one among the configured endpoints costs one timeout; the worst case is three rounds
+     * (member list, its one retry when it timed out although endpoints answered, then the read).
      *
      * @throws EtcdUnreachableException if no endpoint answers at all
-     * @throws EtcdAdminException       if an endpoint answers but the member list cannot be had
+     * @throws EtcdAdminException       if an endpoint answers but the member list cannot be had, or
+     *                                  the servers refused the handshake because the client key is
+     *                                  not the certificate's
      */
     public ClusterStatus status() {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -346,6 +358,12 @@ public final class EtcdAdminClient implements AutoCloseable {
             Map<String, String> failures = new LinkedHashMap<>();
             for (URI endpoint : endpoints) {
                 failures.put(endpoint.toString(), Failures.describe(probes.get(key(endpoint)).join().failure(), timeout));
+            }
+            boolean tlsFailed = failures.values().stream().anyMatch(f -> f.startsWith("TLS handshake"));
+            if (tlsFailed && !tls.keyMatchesCertificate()) {
+                return new EtcdAdminException("client key " + clientKey + " does not belong to the certificate "
+                        + clientCert + " (" + tls.clientChain()[0].getSubjectX500Principal().getName()
+                        + "); the servers refused the TLS handshake");
             }
             return new EtcdUnreachableException(failures);
         }

@@ -39,6 +39,7 @@ final class LocalEtcdCluster implements AutoCloseable {
     }
 
     private final Path etcd;
+    private final boolean unsafeNoFsync;
     private final Path dir;
     private final Path caCert;
     private final Path serverCert;
@@ -48,8 +49,9 @@ final class LocalEtcdCluster implements AutoCloseable {
     private final Set<Integer> portsTaken = new HashSet<>();
     private final Thread shutdownHook = new Thread(this::killAll, "kill-test-etcd");
 
-    private LocalEtcdCluster(Path etcd, Path dir, Path caCert, Path serverCert, Path serverKey) {
+    private LocalEtcdCluster(Path etcd, String version, Path dir, Path caCert, Path serverCert, Path serverKey) {
         this.etcd = etcd;
+        this.unsafeNoFsync = !version.startsWith("3.4.");
         this.dir = dir;
         this.caCert = caCert;
         this.serverCert = serverCert;
@@ -57,10 +59,13 @@ final class LocalEtcdCluster implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    /** Starts {@code size} members as a new cluster and waits until every one serves clients. */
-    static LocalEtcdCluster start(Path etcd, Path dir, Path caCert, Path serverCert, Path serverKey, int size,
-            Duration readyWithin) throws IOException, InterruptedException {
-        LocalEtcdCluster cluster = new LocalEtcdCluster(etcd, dir, caCert, serverCert, serverKey);
+    /**
+     * Starts {@code size} members as a new cluster and waits until every one serves clients.
+     * {@code version} is what {@code etcd --version} said; it decides which flags etcd knows.
+     */
+    static LocalEtcdCluster start(Path etcd, String version, Path dir, Path caCert, Path serverCert, Path serverKey,
+            int size, Duration readyWithin) throws IOException, InterruptedException {
+        LocalEtcdCluster cluster = new LocalEtcdCluster(etcd, version, dir, caCert, serverCert, serverKey);
         try {
             List<Node> initial = new ArrayList<>();
             for (int i = 1; i <= size; i++) {
@@ -168,7 +173,7 @@ final class LocalEtcdCluster implements AutoCloseable {
     }
 
     private synchronized void launch(Node n, String initialCluster, String state) throws IOException {
-        List<String> command = List.of(etcd.toString(),
+        List<String> command = new ArrayList<>(List.of(etcd.toString(),
                 "--name", n.name(),
                 "--data-dir", n.dataDir().toString(),
                 "--listen-client-urls", n.clientUrl(),
@@ -185,9 +190,11 @@ final class LocalEtcdCluster implements AutoCloseable {
                 "--peer-cert-file", serverCert.toString(),
                 "--peer-key-file", serverKey.toString(),
                 "--peer-trusted-ca-file", caCert.toString(),
-                "--peer-client-cert-auth",
-                // Test data only: skip fsync so a slow disk does not slow elections down.
-                "--unsafe-no-fsync");
+                "--peer-client-cert-auth"));
+        if (unsafeNoFsync) {
+            // Test data only: skip fsync so a slow disk does not slow elections down (etcd 3.5+).
+            command.add("--unsafe-no-fsync");
+        }
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(n.log().toFile()));
