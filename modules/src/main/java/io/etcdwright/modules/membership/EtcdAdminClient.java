@@ -132,13 +132,16 @@ public final class EtcdAdminClient implements AutoCloseable {
      * <p>One MemberList call goes to whichever endpoint answers; Status calls go to every member's
      * client URLs at once, each on its own connection. The configured endpoints are asked for
      * Status together with the MemberList call, since they usually are the members' client URLs:
-     * on a healthy cluster the whole status costs one round of connections. After the member list
-     * come a linearizable read (the quorum check) and Status to any member URL the configured
-     * endpoints did not cover.
+     * on a healthy cluster the whole status costs one round of connections. A linearizable read
+     * (the quorum check) runs alongside; after the member list, Status goes to any member URL the
+     * configured endpoints did not cover.
      *
      * <p>Every call is bounded by the timeout. A refused or dead member costs next to nothing; a
-     * silent one among the configured endpoints costs one timeout; the worst case is three rounds
-     * (member list, its one retry when it timed out although endpoints answered, then the read).
+     * silent one among the configured endpoints costs one timeout, and so does a cluster without
+     * quorum (the read waits out its timeout). A member list or read that ran out of time while
+     * the connection was still coming up (a cold JVM on a busy machine can spend a short timeout
+     * on its first TLS handshakes) is asked once more on the then open connection, so the worst
+     * case is about three timeouts.
      *
      * @throws EtcdUnreachableException if no endpoint answers at all
      * @throws EtcdAdminException       if an endpoint answers but the member list cannot be had, or
@@ -147,17 +150,18 @@ public final class EtcdAdminClient implements AutoCloseable {
      */
     public ClusterStatus status() {
         long deadline = System.nanoTime() + timeout.toNanos();
-        // The member list first, as everything waits for it; then Status to the configured endpoints.
+        // The member list first, as everything waits for it; then Status to the configured
+        // endpoints and the quorum read, all at once.
         CompletableFuture<MemberListResponse> firstList = client.getClusterClient().listMember();
         Map<String, CompletableFuture<Answer>> probes = new LinkedHashMap<>();
         for (URI endpoint : endpoints) {
             probes.put(key(endpoint), probe(endpoint));
         }
+        long readStarted = System.nanoTime();
+        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(this::quorumRead);
 
         MemberListResponse list = memberList(firstList, deadline, probes);
-        // On the connection the member list just came through, so the read's deadline is not
-        // eaten by connecting and a cold JVM's TLS warm-up.
-        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(this::quorumRead);
+        long listArrived = System.nanoTime();
 
         List<Member> members = list.getMembers();
         for (Member member : members) {
@@ -177,7 +181,15 @@ public final class EtcdAdminClient implements AutoCloseable {
             result.add(memberStatus(member, answers, leaderId));
         }
         long clusterId = list.getHeader().getClusterId();
-        boolean quorum = quorumRead.join().isEmpty();
+        Optional<Throwable> readFailure = quorumRead.join();
+        if (readFailure.isPresent() && Failures.code(readFailure.get()) == Status.Code.DEADLINE_EXCEEDED
+                && listArrived - readStarted > timeout.toNanos() / 2) {
+            // The connection took most of the read's time to come up (a cold JVM on a busy machine
+            // can spend a short timeout on its first TLS handshakes): the read may only have been
+            // slow, not refused by a cluster without quorum. Once more, on the open connection.
+            readFailure = quorumRead();
+        }
+        boolean quorum = readFailure.isEmpty();
         return new ClusterStatus(result,
                 clusterId == 0 ? Optional.empty() : Optional.of(Long.toHexString(clusterId)), quorum);
     }

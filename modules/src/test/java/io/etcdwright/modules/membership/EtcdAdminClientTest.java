@@ -47,7 +47,7 @@ import io.etcd.jetcd.cluster.Member;
  * {@code mvn -B -pl modules -am test -Detcdwright.etcd.bin=/path/to/etcd}.
  *
  * <p>The tests share one cluster and run in order, from healthy to damaged: frozen member, then a
- * learner joins, then a member is killed. Every etcd started is killed in {@link #stopCluster()}
+ * learner joins, then a member is killed, then all voters but one. Every etcd started is killed in {@link #stopCluster()}
  * (and by a shutdown hook), whatever happened.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -339,6 +339,27 @@ class EtcdAdminClientTest {
         assertTrue(status.quorum(), status::toString);
         assertEquals(1, status.members().stream().filter(MemberStatus::leader).count(), status::toString);
         assertFalse(status.allHealthy());
+    }
+
+    @Test
+    @Order(12)
+    void withoutQuorumStatusSaysSoWithinTheTimeout() throws Exception {
+        List<String> endpoints = cluster.clientUrls();
+        ClusterStatus before = status(endpoints, adminCert, adminKey);
+        // Kill voters until one is left: no quorum, yet the survivors still answer Status.
+        List<String> voters = before.members().stream()
+                .filter(m -> m.healthy() && !m.learner()).map(MemberStatus::name).collect(Collectors.toList());
+        for (String name : voters.subList(1, voters.size())) {
+            cluster.kill(name);
+        }
+
+        long t0 = System.nanoTime();
+        ClusterStatus status = status(endpoints, adminCert, adminKey);
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        System.out.println("[no quorum] status after " + took.toMillis() + " ms: " + status);
+        assertFalse(status.quorum(), status::toString);
+        assertTrue(member(status, voters.get(0)).healthy(), status::toString);
+        assertTrue(took.compareTo(TIMEOUT.plus(SLACK)) < 0, "took " + took);
     }
 
     // ---- helpers ----
