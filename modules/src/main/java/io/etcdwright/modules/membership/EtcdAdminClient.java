@@ -158,7 +158,12 @@ public final class EtcdAdminClient implements AutoCloseable {
             probes.put(key(endpoint), probe(endpoint));
         }
         long readStarted = System.nanoTime();
-        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(this::quorumRead);
+        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(this::quorumRead, r -> {
+            // A daemon: should the member list fail, a read still waiting must not hold up the JVM's exit.
+            Thread t = new Thread(r, "etcdwright-quorum-read");
+            t.setDaemon(true);
+            t.start();
+        });
 
         MemberListResponse list = memberList(firstList, deadline, probes);
         long listArrived = System.nanoTime();
@@ -320,9 +325,9 @@ public final class EtcdAdminClient implements AutoCloseable {
 
     /**
      * One call through the shared channel ({@code first}, if given, is its first try, already under
-     * way), tried again on another endpoint (the channel balances
-     * round robin over the endpoints that are up) if one refused it, say a learner refusing a
-     * MemberList; at most once per endpoint, never past the deadline.
+     * way), tried again if an endpoint refused it, say a learner refusing MemberList: the channel
+     * balances round robin over the endpoints that are up, so the next try goes elsewhere. At most
+     * one try per endpoint, never past the deadline, never again after a timeout.
      */
     private <T> T attempt(CompletableFuture<T> first, Supplier<CompletableFuture<T>> call, long deadline)
             throws CallFailed {
