@@ -1,0 +1,36 @@
+package io.etcdwright.modules.membership;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The cluster as {@code etcdwright status} shows it.
+ *
+ * @param members   every member of the member list, in the order etcd listed them
+ * @param clusterId the cluster id in lower-case hex, as etcdctl prints it
+ * @param quorum    whether a linearizable read went through within the timeout: proof that a
+ *                  leader with a quorum behind it serves requests right now
+ */
+public record ClusterStatus(List<MemberStatus> members, Optional<String> clusterId, boolean quorum) {
+
+    public ClusterStatus {
+        members = List.copyOf(members);
+        Objects.requireNonNull(clusterId, "clusterId");
+    }
+
+    /** The member the answers named as leader, if any did. */
+    public Optional<MemberStatus> leader() {
+        return members.stream().filter(MemberStatus::leader).findFirst();
+    }
+
+    /** How many members answered. */
+    public long healthyCount() {
+        return members.stream().filter(MemberStatus::healthy).count();
+    }
+
+    /** Whether every member answered and the cluster serves linearizable reads. */
+    public boolean allHealthy() {
+        return quorum && members.stream().allMatch(MemberStatus::healthy);
+    }
+}

@@ -1,0 +1,53 @@
+package io.etcdwright.modules.membership;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * One member as {@code etcdwright status} shows it: what the member list says about it, plus what
+ * the member itself answered to a Status call (empty fields when it did not answer).
+ *
+ * @param name        the member's name; empty for a member that was added but has not started yet
+ * @param id          the member id in lower-case hex, as etcdctl prints it
+ * @param clientUrls  the advertised client URLs, in member-list order
+ * @param peerUrls    the advertised peer URLs, in member-list order
+ * @param learner     whether the member is a non-voting learner
+ * @param leader      whether the member's id equals the leader id that the status answers reported
+ *                    (the answer with the highest raft term wins if they disagree)
+ * @param version     the etcd server version the member reported
+ * @param dbSizeBytes the size of the member's backend database file
+ * @param raftIndex   the member's raft index
+ * @param raftTerm    the member's raft term
+ * @param healthy     whether the member answered the Status call within the timeout
+ * @param error       why the member did not answer ("no answer within 2 s", "TLS handshake refused:
+ *                    ..."), or what it reported wrong even though it answered (alarms such as
+ *                    NOSPACE); one short line, never a stack trace
+ */
+public record MemberStatus(
+        String name,
+        String id,
+        List<String> clientUrls,
+        List<String> peerUrls,
+        boolean learner,
+        boolean leader,
+        Optional<String> version,
+        OptionalLong dbSizeBytes,
+        OptionalLong raftIndex,
+        OptionalLong raftTerm,
+        boolean healthy,
+        Optional<String> error) {
+
+    public MemberStatus {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(id, "id");
+        clientUrls = List.copyOf(clientUrls);
+        peerUrls = List.copyOf(peerUrls);
+        Objects.requireNonNull(version, "version");
+        Objects.requireNonNull(dbSizeBytes, "dbSizeBytes");
+        Objects.requireNonNull(raftIndex, "raftIndex");
+        Objects.requireNonNull(raftTerm, "raftTerm");
+        Objects.requireNonNull(error, "error");
+    }
+}

@@ -1,0 +1,397 @@
+package io.etcdwright.modules.membership;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.cluster.Member;
+
+/**
+ * {@link EtcdAdminClient} against real etcd: three etcd processes with mutual TLS on clients and
+ * peers ({@code --client-cert-auth --peer-client-cert-auth}), bound to 127.0.0.1 only, with
+ * certificates this test makes with BouncyCastle. No mocks.
+ *
+ * <p><b>The etcd binary</b> (3.5.x, as the project pins 3.5.16; 3.4.x runs too) is found as {@link EtcdBinary}
+ * says: system property {@code etcdwright.etcd.bin} (binary or directory), else environment
+ * variable {@code ETCD_BIN}, else {@code /var/tmp/etcdwright-testbed/releases/v3.5.16} (unpacked,
+ * or the release tarball, unpacked here into a temporary directory). Without one this test
+ * FAILS, saying how to provide it; it never skips. For example:
+ * {@code mvn -B -pl modules -am test -Detcdwright.etcd.bin=/path/to/etcd}.
+ *
+ * <p>The tests share one cluster and run in order, from healthy to damaged: frozen member, then a
+ * learner joins, then a member is killed, then all voters but one. Every etcd started is killed in {@link #stopCluster()}
+ * (and by a shutdown hook), whatever happened.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class EtcdAdminClientTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** What a test allows beyond the timeout for scheduling noise on a loaded 2-core machine. */
+    private static final Duration SLACK = Duration.ofMillis(1500);
+
+    @TempDir
+    static Path dir;
+
+    private static LocalEtcdCluster cluster;
+    private static String etcdVersion;
+    private static Path ca;
+    private static Path adminCert;
+    private static Path adminKey;
+    private static Path rsaCert;
+    private static Path rsaKey;
+    private static Path foreignCert;
+    private static Path foreignKey;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        Path etcd = EtcdBinary.locate(dir);
+        etcdVersion = version(etcd);
+
+        TestPki.Issued clusterCa = TestPki.ca("etcdwright test CA");
+        ca = dir.resolve("ca.crt");
+        TestPki.writePem(ca, clusterCa.certificate());
+        Path serverCert = dir.resolve("server.crt");
+        Path serverKey = dir.resolve("server.key");
+        TestPki.server(clusterCa, "etcd-member").write(serverCert, serverKey);
+        adminCert = dir.resolve("admin.crt");
+        adminKey = dir.resolve("admin.key");
+        TestPki.client(clusterCa, "etcdwright-admin", TestPki.ecKey()).write(adminCert, adminKey);
+        rsaCert = dir.resolve("admin-rsa.crt");
+        rsaKey = dir.resolve("admin-rsa.key");
+        TestPki.client(clusterCa, "etcdwright-admin-rsa", TestPki.rsaKey()).write(rsaCert, rsaKey);
+        TestPki.Issued otherCa = TestPki.ca("some other CA");
+        foreignCert = dir.resolve("foreign.crt");
+        foreignKey = dir.resolve("foreign.key");
+        TestPki.client(otherCa, "etcdwright-admin", TestPki.ecKey()).write(foreignCert, foreignKey);
+
+        cluster = LocalEtcdCluster.start(etcd, etcdVersion, dir, ca, serverCert, serverKey, 3, Duration.ofSeconds(60));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void threeHealthyMembersWithExactlyOneLeader() {
+        ClusterStatus status = status(cluster.clientUrls(), adminCert, adminKey);
+
+        assertEquals(3, status.members().size(), status::toString);
+        assertTrue(status.quorum(), status::toString);
+        assertTrue(status.clusterId().isPresent(), status::toString);
+        assertTrue(status.clusterId().get().matches("[0-9a-f]+"), status::toString);
+        assertEquals(1, status.members().stream().filter(MemberStatus::leader).count(), status::toString);
+        List<String> names = status.members().stream().map(MemberStatus::name).sorted().collect(Collectors.toList());
+        assertEquals(List.of("m1", "m2", "m3"), names);
+        for (MemberStatus m : status.members()) {
+            String what = m.toString();
+            LocalEtcdCluster.Node node = cluster.node(m.name());
+            assertTrue(m.healthy(), what);
+            assertTrue(m.error().isEmpty(), what);
+            assertFalse(m.learner(), what);
+            assertTrue(m.id().matches("[0-9a-f]+"), what);
+            assertEquals(List.of(node.clientUrl()), m.clientUrls(), what);
+            assertEquals(List.of(node.peerUrl()), m.peerUrls(), what);
+            assertEquals(etcdVersion, m.version().orElseThrow(), what);
+            assertTrue(m.dbSizeBytes().orElseThrow() > 0, what);
+            assertTrue(m.raftIndex().orElseThrow() > 0, what);
+            assertTrue(m.raftTerm().orElseThrow() > 0, what);
+        }
+        assertTrue(status.allHealthy());
+    }
+
+    @Test
+    @Order(2)
+    void anyOneEndpointIsEnoughToSeeAllMembers() {
+        ClusterStatus status = status(List.of(cluster.node("m2").clientUrl()), adminCert, adminKey);
+        assertEquals(3, status.members().size(), status::toString);
+        assertEquals(3, status.healthyCount(), status::toString);
+    }
+
+    @Test
+    @Order(3)
+    void rsaClientKeyWorksToo() {
+        ClusterStatus status = status(cluster.clientUrls(), rsaCert, rsaKey);
+        assertEquals(3, status.healthyCount(), status::toString);
+    }
+
+    @Test
+    @Order(4)
+    void firstStatusInAFreshJvm() throws Exception {
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+        List<String> command = List.of(java.toString(), "-cp", classpath, StatusMain.class.getName(),
+                String.join(",", cluster.clientUrls()), ca.toString(), adminCert.toString(), adminKey.toString(),
+                Long.toString(TIMEOUT.toMillis()));
+        List<Long> wall = new ArrayList<>();
+        String last = "";
+        for (int run = 0; run < 3; run++) {
+            long t0 = System.nanoTime();
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), output);
+            wall.add((System.nanoTime() - t0) / 1_000_000);
+            assertEquals(0, p.exitValue(), output);
+            assertTrue(output.contains("quorum=true healthy=3/3"), output);
+            last = output;
+        }
+        Matcher timing = Pattern.compile("timing .*").matcher(last);
+        assertTrue(timing.find(), last);
+        // A figure to read, not a timed assertion: see the report in the test output.
+        System.out.println("[fresh JVM] process wall times " + wall + " ms; last run: " + timing.group());
+    }
+
+    @Test
+    @Order(5)
+    void clientCertificateFromAnotherCaFailsClearly() {
+        long t0 = System.nanoTime();
+        EtcdUnreachableException e = assertThrows(EtcdUnreachableException.class,
+                () -> status(cluster.clientUrls(), foreignCert, foreignKey));
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        String message = e.getMessage();
+        System.out.println("[foreign CA] " + message + " (after " + took.toMillis() + " ms)");
+        for (String url : cluster.clientUrls()) {
+            assertTrue(message.contains(url), message);
+        }
+        assertTrue(message.contains("TLS handshake"), message);
+        assertEquals(cluster.clientUrls(), e.endpoints());
+        assertTrue(took.compareTo(TIMEOUT.plus(SLACK)) < 0, "took " + took);
+    }
+
+    @Test
+    @Order(6)
+    void keyOfAnotherCertificateIsNamedAsSuch() throws Exception {
+        Path wrongKey = dir.resolve("wrong.key");
+        TestPki.writeKey(wrongKey, TestPki.ecKey().getPrivate());
+        EtcdAdminException e = assertThrows(EtcdAdminException.class,
+                () -> status(cluster.clientUrls(), adminCert, wrongKey));
+        System.out.println("[wrong key] " + e.getMessage());
+        assertEquals("client key " + wrongKey + " does not belong to the certificate " + adminCert
+                + " (CN=etcdwright-admin); the servers refused the TLS handshake", e.getMessage());
+    }
+
+    @Test
+    @Order(7)
+    void nothingListeningFailsFastNamingTheEndpoints() throws IOException {
+        List<String> endpoints = List.of("https://127.0.0.1:" + cluster.freePort(),
+                "https://127.0.0.1:" + cluster.freePort());
+        long t0 = System.nanoTime();
+        EtcdUnreachableException e = assertThrows(EtcdUnreachableException.class,
+                () -> status(endpoints, adminCert, adminKey));
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        System.out.println("[refused] " + e.getMessage() + " (after " + took.toMillis() + " ms)");
+        assertEquals(endpoints, e.endpoints());
+        assertEquals("cannot reach etcd at any of " + String.join(", ", endpoints) + ": connection refused",
+                e.getMessage());
+        assertEquals("connection refused", e.failures().get(endpoints.get(1)));
+        assertTrue(took.compareTo(TIMEOUT) < 0, "a refused connection should not wait for the timeout: " + took);
+    }
+
+    @Test
+    @Order(8)
+    void silentEndpointCostsTheTimeoutNotMore() throws IOException {
+        // Accepts TCP connections and never says a word, like a hung host.
+        try (ServerSocket silent = new ServerSocket()) {
+            silent.bind(new InetSocketAddress(InetAddress.getByName(LocalEtcdCluster.LOOPBACK), cluster.freePort()));
+            String url = "https://127.0.0.1:" + silent.getLocalPort();
+            List<Socket> accepted = new ArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept());
+                    }
+                } catch (IOException closed) {
+                    // test over
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+
+            Duration timeout = Duration.ofSeconds(1);
+            long t0 = System.nanoTime();
+            EtcdUnreachableException e = assertThrows(EtcdUnreachableException.class, () -> {
+                try (EtcdAdminClient client = EtcdAdminClient.connect(List.of(url), ca, adminCert, adminKey, timeout)) {
+                    client.status();
+                }
+            });
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            System.out.println("[silent] " + e.getMessage() + " (after " + took.toMillis() + " ms)");
+            assertEquals(url + " (no answer within 1 s)", e.getMessage().replaceFirst("^[^:]*: ", ""));
+            assertTrue(took.compareTo(timeout.plus(SLACK)) < 0, "took " + took);
+            for (Socket s : accepted) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    @Order(9)
+    void frozenMemberIsUnhealthyAndStatusStillReturnsWithinTheTimeout() throws Exception {
+        String victim = follower(status(cluster.clientUrls(), adminCert, adminKey));
+        cluster.freeze(victim);
+        try {
+            long t0 = System.nanoTime();
+            ClusterStatus status = status(cluster.clientUrls(), adminCert, adminKey);
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            System.out.println("[frozen " + victim + "] status after " + took.toMillis() + " ms: " + status);
+            assertTrue(took.compareTo(TIMEOUT.plus(SLACK)) < 0, "took " + took);
+            assertEquals(3, status.members().size());
+            MemberStatus frozen = member(status, victim);
+            assertFalse(frozen.healthy(), frozen.toString());
+            assertEquals("no answer within 2 s", frozen.error().orElseThrow());
+            assertTrue(frozen.version().isEmpty());
+            assertEquals(2, status.healthyCount(), status::toString);
+            assertTrue(status.quorum(), status::toString);
+            assertEquals(1, status.members().stream().filter(MemberStatus::leader).count(), status::toString);
+        } finally {
+            cluster.thaw(victim);
+        }
+    }
+
+    @Test
+    @Order(10)
+    void learnersAreListedAsSuch() throws Exception {
+        // etcd 3.4 and 3.5 both serve Status on a learner (and refuse it MemberList); run this
+        // class with -Detcdwright.etcd.bin=<3.4 etcd> to see 3.4 do so.
+        LocalEtcdCluster.Node learner = cluster.newNode("m4");
+        try (Client jetcd = Client.builder()
+                .endpoints(cluster.clientUrls().stream().map(URI::create).toArray(URI[]::new))
+                .sslContext(ssl -> ssl.trustManager(ca.toFile()).keyManager(adminCert.toFile(), adminKey.toFile()))
+                .build()) {
+            Member added = jetcd.getClusterClient().addMember(List.of(URI.create(learner.peerUrl())), true)
+                    .get(10, TimeUnit.SECONDS).getMember();
+            assertTrue(added.isLearner());
+        }
+
+        ClusterStatus before = status(cluster.clientUrls(), adminCert, adminKey);
+        MemberStatus unstarted = before.members().stream().filter(m -> m.name().isEmpty()).findFirst().orElseThrow();
+        assertTrue(unstarted.learner(), unstarted.toString());
+        assertFalse(unstarted.healthy(), unstarted.toString());
+        assertTrue(unstarted.error().orElseThrow().startsWith("not started yet"), unstarted.toString());
+
+        cluster.join(learner, Duration.ofSeconds(60));
+        List<String> endpoints = new ArrayList<>(cluster.clientUrls());
+        ClusterStatus status = status(endpoints, adminCert, adminKey);
+        System.out.println("[learner] " + status);
+        assertEquals(4, status.members().size(), status::toString);
+        MemberStatus m4 = member(status, "m4");
+        assertTrue(m4.learner(), m4.toString());
+        assertFalse(m4.leader(), m4.toString());
+        assertTrue(m4.healthy(), m4.toString());
+        assertEquals(etcdVersion, m4.version().orElseThrow(), m4.toString());
+        assertEquals(3, status.members().stream().filter(m -> !m.learner()).count());
+        assertTrue(status.quorum(), status::toString);
+
+        // Only the learner as endpoint: it serves Status, but MemberList is refused on learners.
+        EtcdAdminException e = assertThrows(EtcdAdminException.class,
+                () -> status(List.of(learner.clientUrl()), adminCert, adminKey));
+        System.out.println("[learner only] " + e.getMessage());
+        assertTrue(e.getMessage().contains("learner"), e.getMessage());
+    }
+
+    @Test
+    @Order(11)
+    void killedMemberIsUnhealthyAndStatusStillReturnsWithinTheTimeout() throws Exception {
+        List<String> endpoints = cluster.clientUrls();
+        String victim = follower(status(endpoints, adminCert, adminKey));
+        cluster.kill(victim);
+
+        long t0 = System.nanoTime();
+        ClusterStatus status = status(endpoints, adminCert, adminKey);
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        System.out.println("[killed " + victim + "] status after " + took.toMillis() + " ms: " + status);
+        assertTrue(took.compareTo(TIMEOUT) < 0, "took " + took);
+        MemberStatus dead = member(status, victim);
+        assertFalse(dead.healthy(), dead.toString());
+        assertEquals("connection refused", dead.error().orElseThrow());
+        assertTrue(dead.version().isEmpty() && dead.dbSizeBytes().isEmpty() && dead.raftIndex().isEmpty());
+        assertEquals(status.members().size() - 1, status.healthyCount(), status::toString);
+        assertTrue(status.quorum(), status::toString);
+        assertEquals(1, status.members().stream().filter(MemberStatus::leader).count(), status::toString);
+        assertFalse(status.allHealthy());
+    }
+
+    @Test
+    @Order(12)
+    void withoutQuorumStatusSaysSoWithinTheTimeout() throws Exception {
+        List<String> endpoints = cluster.clientUrls();
+        ClusterStatus before = status(endpoints, adminCert, adminKey);
+        // Kill voters until one is left: no quorum, yet the survivors still answer Status.
+        List<String> voters = before.members().stream()
+                .filter(m -> m.healthy() && !m.learner()).map(MemberStatus::name).collect(Collectors.toList());
+        for (String name : voters.subList(1, voters.size())) {
+            cluster.kill(name);
+        }
+
+        long t0 = System.nanoTime();
+        ClusterStatus status = status(endpoints, adminCert, adminKey);
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        System.out.println("[no quorum] status after " + took.toMillis() + " ms: " + status);
+        assertFalse(status.quorum(), status::toString);
+        assertTrue(member(status, voters.get(0)).healthy(), status::toString);
+        assertTrue(took.compareTo(TIMEOUT.plus(SLACK)) < 0, "took " + took);
+    }
+
+    // ---- helpers ----
+
+    private static ClusterStatus status(List<String> endpoints, Path cert, Path key) {
+        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, ca, cert, key, TIMEOUT)) {
+            return client.status();
+        }
+    }
+
+    private static MemberStatus member(ClusterStatus status, String name) {
+        return status.members().stream().filter(m -> m.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no member " + name + " in " + status));
+    }
+
+    /** A healthy voting member that is not the leader. */
+    private static String follower(ClusterStatus status) {
+        return status.members().stream()
+                .filter(m -> m.healthy() && !m.leader() && !m.learner())
+                .map(MemberStatus::name)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no healthy follower in " + status));
+    }
+
+    private static String version(Path etcd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(etcd.toString(), "--version").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "etcd --version hangs");
+        Matcher m = Pattern.compile("etcd Version: (\\S+)").matcher(out);
+        assertTrue(m.find(), "cannot read the version from " + etcd + " --version: " + out);
+        assertTrue(m.group(1).startsWith("3.5.") || m.group(1).startsWith("3.4."),
+                "these tests expect etcd 3.5.x (or 3.4.x), " + etcd + " is " + m.group(1));
+        return m.group(1);
+    }
+}
