@@ -37,7 +37,7 @@ final class DestroyCommand implements Callable<Integer> {
             ClusterRun.Facts facts = run.gather();
             facts.requireAllReachable();
             Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), run.layout, wipeData);
-            PlanPrinter.text(plan, false, out);
+            PlanPrinter.text(plan, false, out, "Nothing to destroy: no etcd of cluster " + plan.subject() + " is left on its members.");
             if (!plan.hasChanges()) {
                 return Main.OK;
             }

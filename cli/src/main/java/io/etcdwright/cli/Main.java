@@ -10,7 +10,7 @@ import java.io.PrintWriter;
 @Command(name = "etcdwright", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Declarative, agentless lifecycle for etcd clusters: plan, apply, status.",
         subcommands = {ValidateCommand.class, FactsCommand.class, PlanCommand.class, ApplyCommand.class,
-                ClientEnvCommand.class, KubeApiserverFlagsCommand.class,
+                StatusCommand.class, ClientEnvCommand.class, KubeApiserverFlagsCommand.class,
                 DestroyCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     public static final int OK = 0;
@@ -18,6 +18,8 @@ public final class Main {
     public static final int CHANGES = 2;
 
     public static void main(String[] args) {
+        // gRPC and Netty log through java.util.logging; their INFO lines are noise in a CLI.
+        java.util.logging.LogManager.getLogManager().reset();
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

@@ -17,9 +17,13 @@ final class PlanPrinter {
     }
 
     static void text(Plan plan, boolean withDiff, PrintWriter out) {
+        text(plan, withDiff, out, "No changes. Cluster " + plan.subject() + " matches the desired state.");
+    }
+
+    static void text(Plan plan, boolean withDiff, PrintWriter out, String noChanges) {
         plan.warnings().forEach(w -> out.println("warning: " + w));
         if (!plan.hasChanges()) {
-            out.println("No changes. Cluster " + plan.subject() + " matches the desired state.");
+            out.println(noChanges);
             return;
         }
         String current = null;

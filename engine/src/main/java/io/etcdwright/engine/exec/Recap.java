@@ -1,6 +1,5 @@
 package io.etcdwright.engine.exec;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -18,13 +17,29 @@ public record Recap(List<StepResult> results) {
         }
     }
 
+    /** Cluster-wide steps first, then hosts in natural order (h2 before h10). */
     public Map<String, HostTally> byHost() {
-        Map<String, HostTally> tallies = new LinkedHashMap<>();
+        Map<String, HostTally> tallies = new java.util.TreeMap<>(Recap::compareTargets);
         for (StepResult r : results) {
             tallies.merge(r.step().target(), new HostTally(0, 0, 0, 0, 0).add(r.status()),
                     (a, b) -> a.add(r.status()));
         }
         return tallies;
+    }
+
+    static int compareTargets(String a, String b) {
+        if (a.equals(b)) {
+            return 0;
+        }
+        if (a.equals("cluster") || b.equals("cluster")) {
+            return a.equals("cluster") ? -1 : 1;
+        }
+        String pa = a.replaceAll("\\d+$", "");
+        String pb = b.replaceAll("\\d+$", "");
+        if (pa.equals(pb) && !pa.equals(a) && !pb.equals(b)) {
+            return Long.compare(Long.parseLong(a.substring(pa.length())), Long.parseLong(b.substring(pb.length())));
+        }
+        return a.compareTo(b);
     }
 
     public boolean succeeded() {

@@ -84,6 +84,7 @@ public final class ClusterPlanner {
         });
 
         Map<String, String> lastPrepStep = new LinkedHashMap<>();
+        Map<String, List<String>> restartCauses = new LinkedHashMap<>();
         List<Member> changedRunning = new ArrayList<>();
         List<Member> notRunning = new ArrayList<>();
         for (Member m : members) {
@@ -100,7 +101,8 @@ public final class ClusterPlanner {
                             return Outcome.CHANGED;
                         });
             }
-            boolean runtimeChanged = false;
+            List<String> causes = new ArrayList<>();
+            restartCauses.put(host, causes);
             String version = spec.etcd().version();
             ReleaseArtifact artifact = ReleaseArtifact.of(version, f.system().architecture(), spec.artifacts().urlTemplate(),
                     spec.artifacts().checksumsUrlTemplate(), Optional.ofNullable(spec.artifacts().sha256().get(version)));
@@ -108,14 +110,14 @@ public final class ClusterPlanner {
             boolean unpacked = f.install().hasInstalled(version);
             Optional<Step.Builder> install = InstallSteps.plan(host, f.install(), version);
             if (install.isPresent()) {
-                runtimeChanged = true;
+                causes.add("binary");
                 chain.add(install.get(), ctx -> InstallSteps.apply(ctx.session(), artifact, source, in.releases(), unpacked));
             }
 
             ClusterPki.MemberIdentity identity = new ClusterPki.MemberIdentity(m.name(), host, m.address());
             Optional<Step.Builder> certs = PkiSteps.memberStep(host, in.pki(), identity, f.files());
             if (certs.isPresent()) {
-                runtimeChanged = true;
+                causes.add("certificates");
                 chain.addAfter(certs.get(), pkiPrereqs, ctx -> PkiSteps.apply(ctx.session(), in.pki(), identity, f.files()));
             }
 
@@ -123,7 +125,7 @@ public final class ClusterPlanner {
                     layout, spec.etcd().ports().metrics().orElse(0), spec.etcd().settings());
             FileState haveConfig = f.file(EtcdLayout.CONFIG_FILE);
             if (!haveConfig.hasContent(config) || !haveConfig.hasAttributes("644", "root", "root")) {
-                runtimeChanged = true;
+                causes.add("config");
                 chain.add(Step.on(host, "config", "config-file").kind(haveConfig.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                                 .summary("write " + EtcdLayout.CONFIG_FILE)
                                 .reason(!haveConfig.exists() ? "missing" : haveConfig.hasContent(config) ? "mode/owner differ" : "content differs")
@@ -139,7 +141,9 @@ public final class ClusterPlanner {
             FileState haveUnit = f.file(EtcdLayout.UNIT_FILE);
             boolean unitDiffers = !haveUnit.hasContent(unit) || !haveUnit.hasAttributes("644", "root", "root");
             if (unitDiffers || !f.service().enabled()) {
-                runtimeChanged |= unitDiffers;
+                if (unitDiffers) {
+                    causes.add("unit");
+                }
                 chain.add(Step.on(host, "service", "unit").kind(haveUnit.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                                 .summary("systemd unit " + EtcdLayout.UNIT)
                                 .reason(!haveUnit.exists() ? "missing" : unitDiffers ? "content differs" : "not enabled")
@@ -150,7 +154,7 @@ public final class ClusterPlanner {
             chain.last().ifPresent(id -> lastPrepStep.put(host, id));
             if (!f.service().running()) {
                 notRunning.add(m);
-            } else if (runtimeChanged) {
+            } else if (!causes.isEmpty()) {
                 changedRunning.add(m);
             }
         }
@@ -196,7 +200,7 @@ public final class ClusterPlanner {
             previous.ifPresent(after::add);
             List<String> others = members.stream().filter(o -> o != m).map(o -> clientUrl(o, layout)).toList();
             Step restart = Step.on(host, "service", "restart").kind(ChangeKind.ACTION).summary("restart etcd")
-                    .reason("binary, certificates, config or unit changed; others must be healthy first")
+                    .reason(String.join(", ", restartCauses.get(host)) + " changed; only while the others are healthy")
                     .after(after)
                     .does(ctx -> ServiceSteps.restart(ctx, ctx.session(), layout, host, others, members.size()));
             steps.add(restart);

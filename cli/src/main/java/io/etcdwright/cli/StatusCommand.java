@@ -1,0 +1,115 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.modules.cluster.ClusterPlanner;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.MemberStatus;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.pki.ServedCertificates;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+
+@Command(name = "status", description = "Members, leader, versions, sizes, raft state, health and certificate expiry, over mTLS.")
+final class StatusCommand implements Callable<Integer> {
+    @Mixin
+    InputOptions input;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
+    OutputFormat output;
+
+    @Option(names = "--timeout", defaultValue = "5", paramLabel = "SECONDS", description = "Per-endpoint timeout.")
+    int timeoutSeconds;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Integer call() {
+        DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        var layout = Layouts.of(desired);
+        ClusterPki pki = Pkis.of(desired);
+        ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+        List<String> endpoints = desired.members().stream().map(m -> ClusterPlanner.clientUrl(m, layout)).toList();
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        ClusterStatus status;
+        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.caCertFile(), admin.cert(), admin.key(), timeout)) {
+            status = client.status();
+        }
+        Map<String, OptionalLong> expiry = ServedCertificates.daysUntilExpiry(endpoints, pki.caCertFile(), admin.cert(),
+                admin.key(), timeout);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        List<String> order = desired.members().stream().map(m -> m.name()).toList();
+        List<MemberStatus> sorted = new ArrayList<>(status.members());
+        // The order of the desired state, which is the order the operator thinks in.
+        sorted.sort(java.util.Comparator.comparingInt((MemberStatus m) -> order.indexOf(m.name()) < 0
+                ? Integer.MAX_VALUE : order.indexOf(m.name())));
+        for (MemberStatus m : sorted) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("name", m.name());
+            row.put("id", m.id());
+            row.put("client_urls", m.clientUrls());
+            row.put("peer_urls", m.peerUrls());
+            row.put("leader", m.leader());
+            row.put("learner", m.learner());
+            row.put("healthy", m.healthy());
+            row.put("version", m.version().orElse(null));
+            row.put("db_size_bytes", m.dbSizeBytes().isPresent() ? m.dbSizeBytes().getAsLong() : null);
+            row.put("raft_index", m.raftIndex().isPresent() ? m.raftIndex().getAsLong() : null);
+            row.put("raft_term", m.raftTerm().isPresent() ? m.raftTerm().getAsLong() : null);
+            OptionalLong days = m.clientUrls().stream().map(u -> expiry.getOrDefault(u, OptionalLong.empty()))
+                    .filter(OptionalLong::isPresent).findFirst().orElse(OptionalLong.empty());
+            row.put("cert_days_left", days.isPresent() ? days.getAsLong() : null);
+            row.put("error", m.error().orElse(null));
+            rows.add(row);
+        }
+        boolean allHealthy = status.members().stream().allMatch(MemberStatus::healthy)
+                && status.members().size() == desired.members().size();
+        PrintWriter out = spec.commandLine().getOut();
+        if (output == OutputFormat.json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("cluster", desired.spec().name());
+            doc.put("cluster_id", status.clusterId().orElse(null));
+            doc.put("healthy", allHealthy);
+            doc.put("members", rows);
+            out.println(Json.write(doc));
+        } else {
+            out.printf("cluster %s (id %s): %s%n", desired.spec().name(), status.clusterId().orElse("?"),
+                    allHealthy ? "healthy" : "DEGRADED");
+            out.printf("%-10s %-16s %-8s %-8s %-9s %-10s %-14s %-9s %s%n", "NAME", "ID", "ROLE", "HEALTH", "VERSION",
+                    "DB", "RAFT TERM/IDX", "CERT", "CLIENT URL");
+            for (Map<String, Object> r : rows) {
+                String role = Boolean.TRUE.equals(r.get("leader")) ? "leader" : Boolean.TRUE.equals(r.get("learner")) ? "learner" : "follower";
+                out.printf("%-10s %-16s %-8s %-8s %-9s %-10s %-14s %-9s %s%n", r.get("name"), r.get("id"), role,
+                        Boolean.TRUE.equals(r.get("healthy")) ? "healthy" : "DOWN", orDash(r.get("version")),
+                        r.get("db_size_bytes") == null ? "-" : io.etcdwright.modules.cluster.FactsView.bytes((Long) r.get("db_size_bytes")),
+                        r.get("raft_term") == null ? "-" : r.get("raft_term") + "/" + r.get("raft_index"),
+                        r.get("cert_days_left") == null ? "-" : r.get("cert_days_left") + " d",
+                        String.join(",", (List<String>) r.get("client_urls")));
+                if (r.get("error") != null) {
+                    out.printf("%-10s   %s%n", "", r.get("error"));
+                }
+            }
+        }
+        return allHealthy ? Main.OK : Main.ERROR;
+    }
+
+    private static String orDash(Object o) {
+        return o == null ? "-" : o.toString();
+    }
+}
