@@ -77,7 +77,7 @@ record TlsMaterial(X509Certificate[] trustedCas, X509Certificate[] clientChain, 
     /**
      * The client key and chain as a key manager. Netty's own {@code keyManager(PrivateKey, ...)}
      * stores the key in a password-protected PKCS#12 key store, whose PBKDF2 (10,000 HMAC rounds)
-     * costs a cold JVM around a tenth of a second per command; an in-memory JKS store protects
+     * took about a fifth of the profile samples of a cold status; an in-memory JKS store protects
      * keys with a cheap obfuscation instead, and the JDK's key manager picks the key as before.
      */
     private KeyManagerFactory keyManagerFactory() {
