@@ -6,12 +6,13 @@ import java.util.Optional;
 /**
  * A file on a host as a probe saw it.
  *
+ * @param modifiedMicros last modification, in microseconds since the epoch (host clock)
  * @param content the text, only for files whose content the probe was asked to read (never keys)
  */
 public record FileState(String path, boolean exists, String sha256, String mode, String owner, String group,
-                        Optional<String> content) {
+                        long modifiedMicros, Optional<String> content) {
     public static FileState missing(String path) {
-        return new FileState(path, false, "", "", "", "", Optional.empty());
+        return new FileState(path, false, "", "", "", "", 0, Optional.empty());
     }
 
     public boolean hasContent(byte[] expected) {

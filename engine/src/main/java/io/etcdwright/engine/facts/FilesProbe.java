@@ -24,7 +24,7 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
             String q = Shell.quote(path);
             s.append("echo '@file ").append(path).append("'\n")
                     .append("if [ -f ").append(q).append(" ]; then\n")
-                    .append("  stat -c 'meta=%a %U %G' ").append(q).append("\n")
+                    .append("  stat -c 'meta=%a %U %G %.6Y' ").append(q).append("\n")
                     .append("  echo \"sha256=$(sha256sum < ").append(q).append(" | cut -d' ' -f1)\"\n");
             if (readContent.contains(path)) {
                 s.append("  echo \"content=$(base64 -w0 < ").append(q).append(")\"\n");
@@ -45,7 +45,7 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
         for (String line : (output + "@file \n").split("\n")) {
             if (line.startsWith("@file ")) {
                 if (path != null && meta != null && files.containsKey(path)) {
-                    files.put(path, new FileState(path, true, sha, meta[0], meta[1], meta[2], content));
+                    files.put(path, new FileState(path, true, sha, meta[0], meta[1], meta[2], micros(meta[3]), content));
                 }
                 path = line.substring(6).strip();
                 meta = null;
@@ -53,7 +53,7 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
                 content = Optional.empty();
             } else if (line.startsWith("meta=")) {
                 String[] parts = line.substring(5).strip().split(" ");
-                if (parts.length == 3) {
+                if (parts.length == 4) {
                     meta = parts;
                 }
             } else if (line.startsWith("sha256=")) {
@@ -68,5 +68,14 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
             }
         }
         return java.util.Collections.unmodifiableMap(files);
+    }
+
+    /** "1795297500.520641" (stat's %.6Y) to microseconds. */
+    public static long micros(String secondsWithFraction) {
+        try {
+            return new java.math.BigDecimal(secondsWithFraction).movePointRight(6).longValue();
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 }

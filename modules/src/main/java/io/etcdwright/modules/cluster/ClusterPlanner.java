@@ -110,14 +110,14 @@ public final class ClusterPlanner {
             boolean unpacked = f.install().hasInstalled(version);
             Optional<Step.Builder> install = InstallSteps.plan(host, f.install(), version);
             if (install.isPresent()) {
-                causes.add("binary");
+                causes.add("binary changed");
                 chain.add(install.get(), ctx -> InstallSteps.apply(ctx.session(), artifact, source, in.releases(), unpacked));
             }
 
             ClusterPki.MemberIdentity identity = new ClusterPki.MemberIdentity(m.name(), host, m.address());
             Optional<Step.Builder> certs = PkiSteps.memberStep(host, in.pki(), identity, f.files());
             if (certs.isPresent()) {
-                causes.add("certificates");
+                causes.add("certificates changed");
                 chain.addAfter(certs.get(), pkiPrereqs, ctx -> PkiSteps.apply(ctx.session(), in.pki(), identity, f.files()));
             }
 
@@ -125,7 +125,7 @@ public final class ClusterPlanner {
                     layout, spec.etcd().ports().metrics().orElse(0), spec.etcd().settings());
             FileState haveConfig = f.file(EtcdLayout.CONFIG_FILE);
             if (!haveConfig.hasContent(config) || !haveConfig.hasAttributes("644", "root", "root")) {
-                causes.add("config");
+                causes.add("config changed");
                 chain.add(Step.on(host, "config", "config-file").kind(haveConfig.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                                 .summary("write " + EtcdLayout.CONFIG_FILE)
                                 .reason(!haveConfig.exists() ? "missing" : haveConfig.hasContent(config) ? "mode/owner differ" : "content differs")
@@ -140,18 +140,23 @@ public final class ClusterPlanner {
             String unit = EtcdUnitFile.render(spec.name(), version);
             FileState haveUnit = f.file(EtcdLayout.UNIT_FILE);
             boolean unitDiffers = !haveUnit.hasContent(unit) || !haveUnit.hasAttributes("644", "root", "root");
-            if (unitDiffers || !f.service().enabled()) {
-                if (unitDiffers) {
-                    causes.add("unit");
+            boolean unitNotLoaded = f.service().needsDaemonReload();
+            if (unitDiffers || unitNotLoaded || !f.service().enabled()) {
+                if (unitDiffers || unitNotLoaded) {
+                    causes.add("unit changed");
                 }
                 chain.add(Step.on(host, "service", "unit").kind(haveUnit.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                                 .summary("systemd unit " + EtcdLayout.UNIT)
-                                .reason(!haveUnit.exists() ? "missing" : unitDiffers ? "content differs" : "not enabled")
+                                .reason(!haveUnit.exists() ? "missing" : unitDiffers ? "content differs"
+                                        : unitNotLoaded ? "changed on disk but not loaded by systemd" : "not enabled")
                                 .observed(haveUnit.sha256() + f.service().enabled())
                                 .diff(unitDiffers ? new FileDiff(EtcdLayout.UNIT_FILE, haveUnit.content().orElse(""), unit) : null),
                         ctx -> ServiceSteps.writeUnit(ctx.session(), unit, unitDiffers));
             }
             chain.last().ifPresent(id -> lastPrepStep.put(host, id));
+            if (causes.isEmpty() && f.service().running()) {
+                causes.addAll(RestartPending.causes(f));
+            }
             if (!f.service().running()) {
                 notRunning.add(m);
             } else if (!causes.isEmpty()) {
@@ -200,7 +205,7 @@ public final class ClusterPlanner {
             previous.ifPresent(after::add);
             List<String> others = members.stream().filter(o -> o != m).map(o -> clientUrl(o, layout)).toList();
             Step restart = Step.on(host, "service", "restart").kind(ChangeKind.ACTION).summary("restart etcd")
-                    .reason(String.join(", ", restartCauses.get(host)) + " changed; only while the others are healthy")
+                    .reason(String.join(", ", restartCauses.get(host)) + "; only while the others are healthy")
                     .after(after)
                     .does(ctx -> ServiceSteps.restart(ctx, ctx.session(), layout, host, others, members.size()));
             steps.add(restart);

@@ -1,0 +1,244 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdwright.modules.pki.CertificateAuthority;
+import io.etcdwright.modules.pki.CertificateRequest;
+import io.etcdwright.modules.pki.IssuedCertificate;
+import io.etcdwright.modules.pki.KeyAlgorithm;
+import io.etcdwright.modules.pki.Purpose;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The life of a three-member cluster on real hosts, driven through the real CLI: create,
+ * converge, refuse bad clients, drift and repair, saved plans, safe restarts, destroy, re-create.
+ * The steps build on each other, so they run in order.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterLifecycleIT {
+    static final String INV = Testbed.INVENTORY.toString();
+    static final String SPEC = Testbed.ROOT.resolve("examples/three-node.yaml").toString();
+    static Path home;
+    static Path tools;
+    static Etcdctl etcdctl;
+    static String firstClusterId;
+
+    @BeforeAll
+    static void hosts() throws Exception {
+        Testbed.up(3);
+        home = Files.createTempDirectory("etcdwright-home");
+        System.setProperty("etcdwright.home", home.toString());
+        tools = Files.createTempDirectory("etcdctl");
+        etcdctl = Etcdctl.unpack(tools, "3.5.16");
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        System.clearProperty("etcdwright.home");
+        Testbed.down();
+    }
+
+    static Map<String, String> clientEnv() {
+        Cli.Run env = Cli.run("client-env", "-i", INV, "-f", SPEC);
+        assertEquals(0, env.exitCode());
+        return Etcdctl.env(env.out());
+    }
+
+    static JsonNode statusJson() throws Exception {
+        Cli.Run status = Cli.run("status", "-i", INV, "-f", SPEC, "-o", "json");
+        return new ObjectMapper().readTree(status.out());
+    }
+
+    @Test
+    @Order(1)
+    void createsAHealthyMutualTlsClusterFromBareHosts() throws Exception {
+        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+        assertTrue(apply.out().contains("bootstrap cluster three"), apply.out());
+
+        JsonNode status = statusJson();
+        assertTrue(status.path("healthy").asBoolean(), status.toString());
+        assertEquals(3, status.path("members").size());
+        int leaders = 0;
+        for (JsonNode m : status.path("members")) {
+            assertTrue(m.path("healthy").asBoolean());
+            assertEquals("3.5.16", m.path("version").asText());
+            assertTrue(m.path("cert_days_left").asInt() >= 363, "certificates valid for a year: " + m);
+            leaders += m.path("leader").asBoolean() ? 1 : 0;
+        }
+        assertEquals(1, leaders);
+        firstClusterId = status.path("cluster_id").asText();
+
+        Map<String, String> env = clientEnv();
+        assertEquals(0, etcdctl.run(env, "endpoint", "health").exitCode(), "every endpoint healthy over TLS");
+        assertEquals(0, etcdctl.run(env, "put", "/lifecycle", "created").exitCode());
+        assertTrue(etcdctl.run(env, "get", "/lifecycle", "--print-value-only").stdout().contains("created"));
+    }
+
+    @Test
+    @Order(2)
+    void aSecondApplyChangesNothing() {
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", SPEC, "--detailed-exitcode").exitCode());
+        Cli.Run again = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes", "--detailed-exitcode");
+        assertEquals(0, again.exitCode(), again.all());
+        assertTrue(again.out().contains("No changes."));
+    }
+
+    @Test
+    @Order(3)
+    void secretsAreProtectedAndTheCaKeyStaysOnTheWorkstation() {
+        for (int h = 1; h <= 3; h++) {
+            assertEquals("600 etcd etcd\n600 etcd etcd\n600 etcd etcd\n600 etcd etcd\n",
+                    Testbed.ssh(h, "stat -c '%a %U %G' /etc/etcd/pki/server.key /etc/etcd/pki/peer.key "
+                            + "/etc/etcd/pki/admin.key /etc/etcd/pki/kube-apiserver-etcd-client.key"));
+            assertEquals("", Testbed.ssh(h, "ls /etc/etcd/pki | grep -i 'ca.key' || true").strip());
+            assertEquals("700 etcd etcd\n", Testbed.ssh(h, "stat -c '%a %U %G' /var/lib/etcd"));
+        }
+        Path caKey = home.resolve("clusters/three/pki/ca.key");
+        assertTrue(Files.exists(caKey));
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                assertDoesNotThrowPermissions(caKey)));
+    }
+
+    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> assertDoesNotThrowPermissions(Path p) {
+        try {
+            return Files.getPosixFilePermissions(p);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    @Order(4)
+    void plaintextClientsAndClientsOfAnotherCaAreRefused() throws Exception {
+        Map<String, String> env = clientEnv();
+        Map<String, String> noCert = new HashMap<>(env);
+        noCert.remove("ETCDCTL_CERT");
+        noCert.remove("ETCDCTL_KEY");
+        assertNotEquals(0, etcdctl.run(noCert, "get", "/lifecycle").exitCode(), "a client without a certificate");
+
+        Map<String, String> plaintext = new HashMap<>();
+        plaintext.put("ETCDCTL_ENDPOINTS", "http://" + Testbed.address(1) + ":2379");
+        assertNotEquals(0, etcdctl.run(plaintext, "get", "/lifecycle").exitCode(), "a plaintext client");
+
+        CertificateAuthority other = CertificateAuthority.generate("someone else's CA", KeyAlgorithm.ECDSA_P256,
+                Duration.ofDays(30), Clock.systemUTC());
+        IssuedCertificate stranger = other.issue(CertificateRequest.of(Purpose.CLIENT, "stranger", List.of(), List.of(),
+                List.of(), KeyAlgorithm.ECDSA_P256, Duration.ofDays(30)), Clock.systemUTC());
+        Path cert = tools.resolve("stranger.crt");
+        Path key = tools.resolve("stranger.key");
+        stranger.writeTo(cert, key);
+        Map<String, String> foreign = new HashMap<>(env);
+        foreign.put("ETCDCTL_CERT", cert.toString());
+        foreign.put("ETCDCTL_KEY", key.toString());
+        assertNotEquals(0, etcdctl.run(foreign, "get", "/lifecycle").exitCode(), "a client certificate of another CA");
+    }
+
+    @Test
+    @Order(5)
+    void driftIsPlannedWithExitTwoAndRepairedByApply() {
+        Testbed.ssh(2, "sed -i 's/heartbeat-interval: 100/heartbeat-interval: 150/' /etc/etcd/etcd.conf.yml");
+        Testbed.ssh(3, "systemctl stop etcd");
+        Testbed.ssh(1, "rm /etc/etcd/pki/peer.crt");
+
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", SPEC, "--detailed-exitcode", "--diff");
+        assertEquals(2, plan.exitCode(), plan.all());
+        assertTrue(plan.out().contains("~ certificates for h1 (peer.crt missing on host)"), plan.out());
+        assertTrue(plan.out().contains("~ write /etc/etcd/etcd.conf.yml (content differs)"), plan.out());
+        assertTrue(plan.out().contains("-heartbeat-interval: 150"), "--diff shows the drift: " + plan.out());
+        assertTrue(plan.out().contains("> start etcd (not running)"), plan.out());
+        assertFalse(plan.out().contains("BEGIN"), "no key material in plan output");
+
+        assertEquals(0, Cli.run("apply", "-i", INV, "-f", SPEC, "--yes").exitCode());
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", SPEC, "--detailed-exitcode").exitCode());
+        assertTrue(Testbed.ssh(2, "cat /etc/etcd/etcd.conf.yml").contains("heartbeat-interval: 100"));
+        assertEquals("active", Testbed.ssh(3, "systemctl is-active etcd").strip());
+        assertEquals(0, Testbed.sshStatus(1, "test -s /etc/etcd/pki/peer.crt"));
+        assertEquals(0, etcdctl.run(clientEnv(), "endpoint", "health").exitCode());
+    }
+
+    @Test
+    @Order(6)
+    void aSavedPlanAppliesOnlyWhileTheFactsItWasMadeFromHold() throws Exception {
+        Path planFile = tools.resolve("stop.plan");
+        Testbed.ssh(3, "systemctl stop etcd");
+        assertEquals(2, Cli.run("plan", "-i", INV, "-f", SPEC, "--out", planFile.toString(), "--detailed-exitcode").exitCode());
+        Testbed.ssh(1, "sed -i 's/election-timeout: 1000/election-timeout: 1200/' /etc/etcd/etcd.conf.yml");
+        Cli.Run stale = Cli.run("apply", planFile.toString());
+        assertEquals(1, stale.exitCode());
+        assertTrue(stale.err().contains("refusing stale plan"), stale.err());
+        assertTrue(stale.err().contains("h1: ~ write /etc/etcd/etcd.conf.yml"), "says what the plan would be now: " + stale.err());
+        assertEquals("inactive", Testbed.ssh(3, "systemctl is-active etcd || true").strip(), "a stale plan changes nothing");
+
+        assertEquals(2, Cli.run("plan", "-i", INV, "-f", SPEC, "--out", planFile.toString(), "--detailed-exitcode").exitCode());
+        assertEquals(0, Cli.run("apply", planFile.toString()).exitCode());
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", SPEC, "--detailed-exitcode").exitCode());
+    }
+
+    @Test
+    @Order(7)
+    void aRestartThatCouldLoseQuorumIsRefused() {
+        // h3 stays up and reachable over SSH but can no longer talk to its peers: unhealthy.
+        Testbed.run("cut", "3", "1");
+        Testbed.run("cut", "3", "2");
+        try {
+            Testbed.ssh(1, "sed -i 's/election-timeout: 1000/election-timeout: 1100/' /etc/etcd/etcd.conf.yml");
+            Cli.Run apply = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes");
+            assertEquals(1, apply.exitCode(), apply.all());
+            assertTrue(apply.out().contains("not restarting h1"), apply.out());
+            assertTrue(apply.out().contains("could lose quorum"), apply.out());
+            assertEquals("active", Testbed.ssh(1, "systemctl is-active etcd").strip(), "h1 was not restarted");
+        } finally {
+            Testbed.run("uncut", "3", "1");
+            Testbed.run("uncut", "3", "2");
+        }
+        Cli.Run healed = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes");
+        assertEquals(0, healed.exitCode(), healed.all());
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", SPEC, "--detailed-exitcode").exitCode());
+    }
+
+    @Test
+    @Order(8)
+    void destroyKeepsDataUnlessAskedAndThenLeavesNothing() throws Exception {
+        Cli.Run destroy = Cli.run("destroy", "-i", INV, "-f", SPEC, "--yes");
+        assertEquals(0, destroy.exitCode(), destroy.all());
+        assertEquals(0, Testbed.sshStatus(2, "test -d /var/lib/etcd/member"), "data is kept without --wipe-data");
+        Cli.Run again = Cli.run("destroy", "-i", INV, "-f", SPEC, "--yes");
+        assertEquals(0, again.exitCode());
+        assertTrue(again.out().contains("Nothing to destroy"), again.out());
+        assertTrue(again.out().contains("pass --wipe-data"), again.out());
+
+        assertEquals(0, Cli.run("destroy", "-i", INV, "-f", SPEC, "--yes", "--wipe-data").exitCode());
+        for (int h = 1; h <= 3; h++) {
+            assertEquals("", Testbed.ssh(h, "ls -d /etc/etcd /opt/etcd /var/lib/etcd /usr/local/bin/etcd /usr/local/bin/etcdctl "
+                    + "/usr/local/bin/etcdutl /etc/systemd/system/etcd.service 2>/dev/null || true").strip());
+            assertEquals("inactive", Testbed.ssh(h, "systemctl is-active etcd || true").strip());
+        }
+        assertTrue(Cli.run("destroy", "-i", INV, "-f", SPEC, "--yes", "--wipe-data").out().contains("Nothing to destroy"));
+
+        assertEquals(0, Cli.run("apply", "-i", INV, "-f", SPEC, "--yes").exitCode());
+        JsonNode status = statusJson();
+        assertTrue(status.path("healthy").asBoolean());
+        assertNotEquals(firstClusterId, status.path("cluster_id").asText(), "a new cluster, with a fresh token");
+        assertFalse(etcdctl.run(clientEnv(), "get", "/lifecycle", "--print-value-only").stdout().contains("created"),
+                "wiped data is gone");
+    }
+}

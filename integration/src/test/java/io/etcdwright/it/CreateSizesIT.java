@@ -1,0 +1,96 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Clusters of 5 and 1 members, the fetch path, and etcd 3.4, on real hosts. */
+class CreateSizesIT {
+    static final String INV = Testbed.INVENTORY.toString();
+    static Path home;
+
+    @BeforeAll
+    static void hosts() throws Exception {
+        Testbed.up(5);
+        home = Files.createTempDirectory("etcdwright-home");
+        System.setProperty("etcdwright.home", home.toString());
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        System.clearProperty("etcdwright.home");
+        Testbed.down();
+    }
+
+    static JsonNode status(String spec) throws Exception {
+        return new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec, "-o", "json").out());
+    }
+
+    static void createHealthyAndIdempotent(String spec, int members, String version) throws Exception {
+        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec, "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+        JsonNode status = status(spec);
+        assertTrue(status.path("healthy").asBoolean(), status.toString());
+        assertEquals(members, status.path("members").size());
+        for (JsonNode m : status.path("members")) {
+            assertEquals(version, m.path("version").asText());
+        }
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", spec, "--detailed-exitcode").exitCode(), "converged");
+        assertEquals(0, Cli.run("destroy", "-i", INV, "-f", spec, "--yes", "--wipe-data").exitCode());
+    }
+
+    @Test
+    void fiveMembers() throws Exception {
+        createHealthyAndIdempotent(Testbed.ROOT.resolve("examples/five-node.yaml").toString(), 5, "3.5.16");
+    }
+
+    @Test
+    void oneMember() throws Exception {
+        createHealthyAndIdempotent(Testbed.ROOT.resolve("examples/single-node.yaml").toString(), 1, "3.5.16");
+    }
+
+    @Test
+    void hostsFetchTheReleaseThemselvesAndVerifyIt() throws Exception {
+        Path spec = home.resolve("fetch-34.yaml");
+        Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
+                .replace("name: three", "name: fetched")
+                .replace("hosts: [h1, h2, h3]", "hosts: [h3, h4, h5]")
+                .replace("version: 3.5.16", "version: 3.4.23")
+                .replace("  url: http", "  source: fetch\n  url: http"));
+        assertTrue(Files.readString(spec).contains("source: fetch"));
+        createHealthyAndIdempotent(spec.toString(), 3, "3.4.23");
+        Path cache = home.resolve("cache/releases");
+        assertTrue(!Files.exists(cache) || Files.list(cache).noneMatch(p -> p.toString().contains("3.4.23")),
+                "in fetch mode the workstation downloads nothing");
+    }
+
+    @Test
+    void aTamperedReleaseIsRefused() throws Exception {
+        Path spec = home.resolve("tampered.yaml");
+        Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/single-node.yaml"))
+                .replace("name: single", "name: tampered")
+                .replace("  url: http", "  sha256:\n    3.5.16: " + "deadbeef".repeat(8) + "\n  url: http")
+                .replace("hosts: [h1]", "hosts: [h2]"));
+        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(1, apply.exitCode());
+        assertTrue(apply.out().contains("refusing to install it"), apply.out());
+        assertEquals(1, Testbed.sshStatus(2, "test -e /opt/etcd/v3.5.16"), "nothing was installed");
+    }
+
+    @AfterEach
+    void noEtcdLeftRunning() {
+        for (int h = 1; h <= 5; h++) {
+            Testbed.sshStatus(h, "systemctl disable --now etcd 2>/dev/null; rm -rf /etc/etcd /opt/etcd /var/lib/etcd "
+                    + "/etc/systemd/system/etcd.service /usr/local/bin/etcd*; systemctl daemon-reload");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** 'etcdwright facts' through the real CLI on real hosts. */
+class FactsIT {
+    static final String INV = Testbed.INVENTORY.toString();
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void hosts() {
+        Testbed.up(3);
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        Testbed.down();
+    }
+
+    @Test
+    void reportsEveryHostWithTheFieldsOperatorsNeed() throws Exception {
+        Cli.Run run = Cli.run("facts", "-i", INV, "--output", "json");
+        assertEquals(0, run.exitCode(), run.all());
+        JsonNode hosts = new ObjectMapper().readTree(run.out()).path("hosts");
+        assertEquals(3, hosts.size());
+        for (int i = 0; i < 3; i++) {
+            JsonNode h = hosts.get(i);
+            assertEquals("h" + (i + 1), h.path("host").asText());
+            assertTrue(h.path("reachable").asBoolean());
+            assertEquals("debian", h.path("system").path("os_id").asText());
+            assertEquals("12", h.path("system").path("os_version").asText());
+            assertEquals("amd64", h.path("system").path("architecture").asText());
+            assertEquals("systemd", h.path("system").path("init_system").asText());
+            assertTrue(Math.abs(h.path("clock_skew_ms").asLong()) < 2000, "same machine, same clock: " + h);
+            assertTrue(h.path("etcd").path("etcd_version").isNull(), "bare host: no etcd");
+            assertEquals("inactive", h.path("service").path("active_state").asText());
+            assertFalse(h.path("data_dir").path("exists").asBoolean());
+            assertTrue(h.path("data_dir").path("free_bytes").asLong() > 0);
+            assertTrue(h.path("config").path("sha256").isNull());
+            assertEquals(0, h.path("certificates").size());
+        }
+    }
+
+    @Test
+    void seesAnInstalledEtcdItsCertificatesAndItsConfig() throws Exception {
+        Path home = Files.createTempDirectory("etcdwright-home");
+        System.setProperty("etcdwright.home", home.toString());
+        try {
+            String spec = Testbed.ROOT.resolve("examples/single-node.yaml").toString();
+            assertEquals(0, Cli.run("apply", "-i", INV, "-f", spec, "--yes").exitCode());
+            Cli.Run run = Cli.run("facts", "-i", INV, "-f", spec, "-o", "json");
+            assertEquals(0, run.exitCode(), run.all());
+            JsonNode hosts = new ObjectMapper().readTree(run.out()).path("hosts");
+            assertEquals(1, hosts.size(), "-f limits facts to the cluster's members");
+            JsonNode h1 = hosts.get(0);
+            assertEquals("3.5.16", h1.path("etcd").path("etcd_version").asText());
+            assertEquals("3.5.16", h1.path("etcd").path("etcdutl_version").asText());
+            assertEquals("active", h1.path("service").path("active_state").asText());
+            assertTrue(h1.path("data_dir").path("has_member").asBoolean());
+            assertTrue(h1.path("member").path("member_id").asText().matches("[0-9a-f]+"));
+            assertEquals(64, h1.path("config").path("sha256").asText().length());
+            JsonNode server = null;
+            for (JsonNode c : h1.path("certificates")) {
+                if (c.path("path").asText().endsWith("/server.crt")) {
+                    server = c;
+                }
+            }
+            assertTrue(server != null, h1.toString());
+            assertTrue(server.path("subject").asText().contains("CN=h1"), server.toString());
+            assertTrue(server.path("ip_addresses").toString().contains("10.77.0.11"), server.toString());
+            assertTrue(server.path("days_until_expiry").asInt() > 360);
+            Cli.Run text = Cli.run("facts", "-i", INV, "-f", spec);
+            assertTrue(text.out().contains("3.5.16 active"), text.out());
+            assertEquals(0, Cli.run("destroy", "-i", INV, "-f", spec, "--yes", "--wipe-data").exitCode());
+        } finally {
+            System.clearProperty("etcdwright.home");
+        }
+    }
+
+    @Test
+    void anUnreachableHostIsReportedWithItsReasonAndTheOthersStillAre() throws Exception {
+        Testbed.run("crash", "3");
+        try {
+            Cli.Run run = Cli.run("facts", "-i", INV, "-o", "json", "--connect-timeout", "2");
+            assertEquals(1, run.exitCode(), "exit 1 when any host is unreachable");
+            JsonNode hosts = new ObjectMapper().readTree(run.out()).path("hosts");
+            assertTrue(hosts.get(0).path("reachable").asBoolean());
+            assertTrue(hosts.get(1).path("reachable").asBoolean());
+            assertFalse(hosts.get(2).path("reachable").asBoolean());
+            assertTrue(hosts.get(2).path("message").asText().contains("10.77.0.13:22"), hosts.get(2).toString());
+            assertFalse(run.all().contains("Exception"), "no stack trace");
+        } finally {
+            Testbed.run("boot", "3");
+        }
+    }
+
+    @Test
+    void unknownHostKeysAreRefusedUnlessTrustOnFirstUseIsGiven() throws Exception {
+        Path inv = tmp.resolve("hosts.yaml");
+        Files.writeString(inv, Files.readString(Testbed.INVENTORY));
+        Path known = tmp.resolve("known_hosts");   // the inventory names 'known_hosts' beside it: empty
+        Cli.Run refused = Cli.run("facts", "-i", inv.toString(), "--limit", "h1");
+        assertEquals(1, refused.exitCode());
+        assertTrue(refused.out().contains("is not in " + known), refused.out());
+        assertTrue(refused.out().contains("--accept-new-host-keys"), refused.out());
+
+        Cli.Run accepted = Cli.run("facts", "-i", inv.toString(), "--limit", "h1", "--accept-new-host-keys");
+        assertEquals(0, accepted.exitCode(), accepted.all());
+        assertTrue(Files.readString(known).startsWith("10.77.0.11 ssh-ed25519 "));
+
+        // The same address now answering with another host's key: refused, with or without the flag.
+        String h2Key = Files.readAllLines(Testbed.KNOWN_HOSTS).stream().filter(l -> l.startsWith("10.77.0.12 ")).findFirst().orElseThrow();
+        Files.writeString(known, h2Key.replace("10.77.0.12", "10.77.0.11") + "\n");
+        Cli.Run changed = Cli.run("facts", "-i", inv.toString(), "--limit", "h1", "--accept-new-host-keys");
+        assertEquals(1, changed.exitCode());
+        assertTrue(changed.out().contains("HAS CHANGED"), changed.out());
+    }
+}

@@ -1,0 +1,46 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.pki.HostCertificates;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Files etcd reads only at start that changed after the running process started: an apply that
+ * wrote them and was stopped before its restart (refused for quorum, interrupted, a failed
+ * health check) leaves exactly this behind, and the files alone look converged. Without this
+ * check the member would run the old config until someone restarted it by hand.
+ */
+final class RestartPending {
+    private RestartPending() {
+    }
+
+    static List<String> causes(EtcdHostFacts f) {
+        long started = f.service().startedMicros();
+        List<String> causes = new ArrayList<>();
+        if (started <= 0) {
+            return causes;
+        }
+        if (newer(f.file(EtcdLayout.CONFIG_FILE), started)) {
+            causes.add("config written after etcd started");
+        }
+        if (newer(f.file(EtcdLayout.UNIT_FILE), started)) {
+            causes.add("unit written after etcd started");
+        }
+        for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
+            if (newer(f.file(HostCertificates.certPath(role)), started) || newer(f.file(HostCertificates.keyPath(role)), started)) {
+                causes.add(role + " certificate replaced after etcd started");
+            }
+        }
+        if (newer(f.file(HostCertificates.certPath(HostCertificates.CA)), started)) {
+            causes.add("CA certificate replaced after etcd started");
+        }
+        return causes;
+    }
+
+    private static boolean newer(FileState file, long startedMicros) {
+        return file.exists() && file.modifiedMicros() > startedMicros;
+    }
+}
