@@ -24,7 +24,9 @@ import java.util.stream.Stream;
 final class EtcdBinary {
     static final String PROPERTY = "etcdwright.etcd.bin";
     static final String ENV = "ETCD_BIN";
-    static final String TESTBED_RELEASE = "/var/tmp/etcdwright-testbed/releases/v3.5.16";
+    /** Where testbed/testbed releases puts it (scripts/setup runs that before the tests). */
+    static final String TESTBED_RELEASE = System.getenv().getOrDefault("TESTBED_HOME", "/var/tmp/etcdwright-testbed")
+            + "/releases/v3.5.16";
 
     static final String HOW_TO = "The etcdwright membership tests run a real etcd 3.5 server. Provide one with"
             + " -D" + PROPERTY + "=/path/to/etcd (mvn -Detcdwright.etcd.bin=... test), or the environment"
