@@ -124,8 +124,13 @@ public final class HostSession implements AutoCloseable {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot read " + local + ": " + e.getMessage(), e);
         }
+        upload(local, digest, file);
+    }
+
+    /** As {@link #upload(Path, RemoteFile)}, for a file whose digest the caller already verified. */
+    public void upload(Path local, String sha256, RemoteFile file) {
         try (InputStream in = Files.newInputStream(local)) {
-            upload(in, digest, file);
+            upload(in, sha256, file);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot read " + local + ": " + e.getMessage(), e);
         }

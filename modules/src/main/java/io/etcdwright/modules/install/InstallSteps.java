@@ -45,7 +45,7 @@ public final class InstallSteps {
             String tarball = EtcdLayout.INSTALL_ROOT + "/.incoming/" + artifact.fileName();
             if (source == Source.PUSH) {
                 ReleaseCache.Verified local = cache.obtain(artifact);
-                session.upload(local.file(), RemoteFile.rootOwned(tarball, "0600"));
+                session.upload(local.file(), local.sha256(), RemoteFile.rootOwned(tarball, "0600"));
             } else {
                 session.runScript(fetchScript(artifact, tarball)).orThrow(session.target().name());
             }

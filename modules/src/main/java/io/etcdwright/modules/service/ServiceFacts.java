@@ -26,21 +26,21 @@ public record ServiceFacts(String activeState, boolean enabled, long restarts, b
         @Override
         public String script() {
             String unit = EtcdLayout.UNIT;
+            // One systemctl call for every property: each call is a D-Bus round trip on the host.
             return "[ -d /run/systemd/system ] && echo systemd=1\n"
-                    + "echo \"active=$(systemctl is-active " + unit + ")\"\n"
-                    + "echo \"enabled=$(systemctl is-enabled " + unit + ")\"\n"
-                    + "systemctl show -p NRestarts " + unit + " | sed 's/^NRestarts=/restarts=/'\n"
-                    + "systemctl show -p NeedDaemonReload " + unit + " | sed 's/^NeedDaemonReload=/reload=/'\n"
-                    + "t=$(systemctl show -p ExecMainStartTimestamp --value --timestamp=us+utc " + unit + ")\n"
+                    + "s=$(systemctl show " + unit + " --timestamp=us+utc"
+                    + " -p ActiveState,UnitFileState,NRestarts,NeedDaemonReload,ExecMainStartTimestamp)\n"
+                    + "echo \"$s\"\n"
+                    + "t=$(echo \"$s\" | sed -n 's/^ExecMainStartTimestamp=//p')\n"
                     + "[ -n \"$t\" ] && echo \"started=$(date -d \"$t\" +%s.%6N)\"\n";
         }
 
         @Override
         public ServiceFacts parse(String output) {
             KeyValues kv = KeyValues.parse(output);
-            return new ServiceFacts(kv.getOr("active", "unknown"), "enabled".equals(kv.getOr("enabled", "")),
-                    kv.getLong("restarts").orElse(0L), kv.isTrue("systemd"),
-                    io.etcdwright.engine.facts.FilesProbe.micros(kv.getOr("started", "0")), kv.isTrue("reload"));
+            return new ServiceFacts(kv.getOr("ActiveState", "unknown"), "enabled".equals(kv.getOr("UnitFileState", "")),
+                    kv.getLong("NRestarts").orElse(0L), kv.isTrue("systemd"),
+                    io.etcdwright.engine.facts.FilesProbe.micros(kv.getOr("started", "0")), kv.isTrue("NeedDaemonReload"));
         }
     };
 
