@@ -95,8 +95,15 @@ class ClusterLifecycleIT {
 
     @Test
     @Order(2)
-    void aSecondApplyChangesNothing() {
+    void aSecondApplyChangesNothing() throws Exception {
         assertEquals(0, Cli.run("plan", "-i", INV, "-f", SPEC, "--detailed-exitcode").exitCode());
+        JsonNode plan = new ObjectMapper().readTree(Cli.run("plan", "-i", INV, "-f", SPEC, "-o", "json").out());
+        assertFalse(plan.path("changes").asBoolean());
+        assertEquals(0, plan.path("steps").size());
+        Cli.Run flags = Cli.run("kube-apiserver-flags", "-i", INV, "-f", SPEC);
+        assertTrue(flags.out().contains("--etcd-servers=https://10.77.0.11:2379,https://10.77.0.12:2379,https://10.77.0.13:2379"));
+        assertTrue(flags.out().contains("--etcd-certfile=/etc/etcd/pki/kube-apiserver-etcd-client.crt"), flags.out());
+        assertEquals(0, Testbed.sshStatus(1, "test -s /etc/etcd/pki/kube-apiserver-etcd-client.crt"));
         Cli.Run again = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes", "--detailed-exitcode");
         assertEquals(0, again.exitCode(), again.all());
         assertTrue(again.out().contains("No changes."));
@@ -154,13 +161,22 @@ class ClusterLifecycleIT {
 
     @Test
     @Order(5)
-    void driftIsPlannedWithExitTwoAndRepairedByApply() {
+    void driftIsPlannedWithExitTwoAndRepairedByApply() throws Exception {
         Testbed.ssh(2, "sed -i 's/heartbeat-interval: 100/heartbeat-interval: 150/' /etc/etcd/etcd.conf.yml");
         Testbed.ssh(3, "systemctl stop etcd");
         Testbed.ssh(1, "rm /etc/etcd/pki/peer.crt");
 
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", SPEC, "--detailed-exitcode", "--diff");
         assertEquals(2, plan.exitCode(), plan.all());
+        JsonNode json = new ObjectMapper().readTree(Cli.run("plan", "-i", INV, "-f", SPEC, "-o", "json").out());
+        assertTrue(json.path("changes").asBoolean());
+        boolean sawConfigStep = false;
+        for (JsonNode step : json.path("steps")) {
+            assertTrue(step.has("id") && step.has("summary") && step.has("reason") && step.has("after"), step.toString());
+            assertFalse(step.has("operation"));
+            sawConfigStep |= step.path("id").asText().equals("h2/config-file");
+        }
+        assertTrue(sawConfigStep, json.toString());
         assertTrue(plan.out().contains("~ certificates for h1 (peer.crt missing on host)"), plan.out());
         assertTrue(plan.out().contains("~ write /etc/etcd/etcd.conf.yml (content differs)"), plan.out());
         assertTrue(plan.out().contains("-heartbeat-interval: 150"), "--diff shows the drift: " + plan.out());

@@ -183,6 +183,50 @@ class SshTransportIT {
         }
     }
 
+    @Test
+    void rsaKeysAuthenticateWithRsaSha2Signatures() throws Exception {
+        Path rsa = tmp.resolve("id_rsa");
+        assertEquals(0, Testbed.exec(List.of("ssh-keygen", "-q", "-t", "rsa", "-b", "3072", "-N", "", "-f", rsa.toString()))
+                .exitCode());
+        String pub = Files.readString(tmp.resolve("id_rsa.pub")).strip();
+        Testbed.ssh(2, "grep -qF '" + pub + "' /root/.ssh/authorized_keys || echo '" + pub + "' >> /root/.ssh/authorized_keys");
+        // OpenSSH 9 refuses SHA-1 RSA signatures, so this only works with rsa-sha2-256/512.
+        assertTrue(Testbed.ssh(2, "sshd -T | grep -i pubkeyacceptedalgorithms").contains("rsa-sha2"));
+        try (SshConnections c = connections(Testbed.KNOWN_HOSTS, false)) {
+            SshTarget withRsa = new SshTarget("h2", Testbed.address(2), 22, "root", Optional.of(rsa), false);
+            assertEquals("h2", c.session(withRsa).run("hostname").stdout().strip());
+        }
+    }
+
+    @Test
+    void theSshAgentIsUsedWhenNoKeyFileIsGiven() throws Exception {
+        Path sock = tmp.resolve("agent.sock");
+        Testbed.Result agent = Testbed.exec(List.of("ssh-agent", "-a", sock.toString()));
+        assertEquals(0, agent.exitCode(), agent.stderr());
+        String pid = agent.stdout().replaceAll("(?s).*SSH_AGENT_PID=(\\d+).*", "$1");
+        try {
+            ProcessBuilder add = new ProcessBuilder("ssh-add", Testbed.KEY.toString());
+            add.environment().put("SSH_AUTH_SOCK", sock.toString());
+            assertEquals(0, add.start().waitFor());
+            // An inventory without ansible_ssh_private_key_file, run by a user with no keys of
+            // their own: only the agent can authenticate.
+            Path inv = tmp.resolve("hosts.yaml");
+            Files.writeString(inv, "all:\n  vars:\n    etcdwright_known_hosts_file: " + Testbed.KNOWN_HOSTS + "\n"
+                    + "  hosts:\n    h1:\n      ansible_host: " + Testbed.address(1) + "\n");
+            Path emptyHome = Files.createDirectories(tmp.resolve("home"));
+            ProcessBuilder facts = new ProcessBuilder(Testbed.ROOT.resolve("bin/etcdwright").toString(), "facts", "-i",
+                    inv.toString()).redirectErrorStream(true);
+            facts.environment().put("SSH_AUTH_SOCK", sock.toString());
+            facts.environment().put("ETCDWRIGHT_JAVA_OPTS", "-Duser.home=" + emptyHome);
+            Process p = facts.start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertEquals(0, p.waitFor(), out);
+            assertTrue(out.contains("h1 (10.77.0.11)  Debian"), out);
+        } finally {
+            new ProcessBuilder("kill", pid).start().waitFor();
+        }
+    }
+
     private static long[] interval(CommandResult r) {
         String[] parts = r.stdout().strip().split(" ");
         return new long[]{Long.parseLong(parts[0]), Long.parseLong(parts[1])};
