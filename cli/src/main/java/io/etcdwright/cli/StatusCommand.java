@@ -9,7 +9,7 @@ import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
-import io.etcdwright.modules.pki.ServedCertificates;
+import io.etcdwright.modules.membership.ServedCertificates;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -80,7 +80,7 @@ record TlsMaterial(X509Certificate[] trustedCas, X509Certificate[] clientChain, 
      * took about a fifth of the profile samples of a cold status; an in-memory JKS store protects
      * keys with a cheap obfuscation instead, and the JDK's key manager picks the key as before.
      */
-    private KeyManagerFactory keyManagerFactory() {
+    KeyManagerFactory keyManagerFactory() {
         try {
             char[] password = "in-memory".toCharArray();
             KeyStore store = KeyStore.getInstance("JKS");

@@ -1,6 +1,5 @@
-package io.etcdwright.modules.pki;
+package io.etcdwright.modules.membership;
 
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -8,8 +7,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.KeyStore;
-import java.security.PrivateKey;
-import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,25 +17,25 @@ import java.util.OptionalLong;
 
 /**
  * The certificate each endpoint actually serves, read from a TLS handshake: what matters for
- * expiry is what etcd presents, not the copy on the workstation or a file etcd has not reloaded.
+ * expiry is what etcd presents, not the workstation's copy or a file etcd has not reloaded.
  */
 public final class ServedCertificates {
     private ServedCertificates() {
     }
 
+    /** Days until the served certificate expires, per endpoint; empty where no handshake succeeded. */
     public static Map<String, OptionalLong> daysUntilExpiry(List<String> endpoints, Path caCert, Path clientCert,
                                                           Path clientKey, Duration timeout) {
         Map<String, OptionalLong> days = new LinkedHashMap<>();
         SSLContext context;
         try {
-            context = context(caCert, clientCert, clientKey);
+            context = context(TlsMaterial.read(caCert, clientCert, clientKey));
         } catch (Exception e) {
             endpoints.forEach(ep -> days.put(ep, OptionalLong.empty()));
             return days;
         }
-        List<Map.Entry<String, OptionalLong>> results = endpoints.parallelStream()
-                .map(ep -> Map.entry(ep, served(context, ep, timeout))).toList();
-        results.forEach(e -> days.put(e.getKey(), e.getValue()));
+        endpoints.parallelStream().map(ep -> Map.entry(ep, served(context, ep, timeout))).toList()
+                .forEach(e -> days.put(e.getKey(), e.getValue()));
         return days;
     }
 
@@ -48,31 +45,23 @@ public final class ServedCertificates {
             socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), (int) timeout.toMillis());
             socket.setSoTimeout((int) timeout.toMillis());
             socket.startHandshake();
-            Certificate[] chain = socket.getSession().getPeerCertificates();
-            X509Certificate leaf = (X509Certificate) chain[0];
+            X509Certificate leaf = (X509Certificate) socket.getSession().getPeerCertificates()[0];
             return OptionalLong.of(Duration.between(Instant.now(), leaf.getNotAfter().toInstant()).toDays());
         } catch (Exception e) {
             return OptionalLong.empty();
         }
     }
 
-    private static SSLContext context(Path caCert, Path clientCert, Path clientKey) throws Exception {
-        X509Certificate ca = Pem.readCertificate(Pem.readFile(caCert, "CA certificate"), caCert.toString());
-        X509Certificate cert = Pem.readCertificate(Pem.readFile(clientCert, "client certificate"), clientCert.toString());
-        PrivateKey key = Pem.readPrivateKey(Pem.readFile(clientKey, "client key"), clientKey.toString());
-        KeyStore trust = KeyStore.getInstance("PKCS12");
+    private static SSLContext context(TlsMaterial tls) throws Exception {
+        KeyStore trust = KeyStore.getInstance("JKS");
         trust.load(null, null);
-        trust.setCertificateEntry("ca", ca);
+        for (int i = 0; i < tls.trustedCas().length; i++) {
+            trust.setCertificateEntry("ca" + i, tls.trustedCas()[i]);
+        }
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(trust);
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        keys.load(null, null);
-        char[] none = new char[0];
-        keys.setKeyEntry("client", key, none, new Certificate[]{cert});
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, none);
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        context.init(tls.keyManagerFactory().getKeyManagers(), tmf.getTrustManagers(), null);
         return context;
     }
 }
