@@ -174,4 +174,54 @@ class ConvergenceIT {
         assertEquals(1, Testbed.sshStatus(2, "test -e /opt/etcd"), "nothing was done on the new hosts");
         assertEquals("active", Testbed.ssh(1, "systemctl is-active etcd").strip());
     }
+
+    @Test
+    void aPatchVersionRollsMemberByMemberAndAMinorChangeIsRefused() throws Exception {
+        List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
+        String newest = versions.get(versions.size() - 1);
+        String base = example("three-node.yaml").replace("name: three", "name: patch");
+        Path spec = spec("patch", base);
+        assertEquals(0, Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes").exitCode());
+
+        Files.writeString(spec, base.replace("version: 3.5.16", "version: " + newest));
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString());
+        assertTrue(plan.out().contains("~ install etcd " + newest + " (3.5.16 installed)"), plan.out());
+        assertTrue(plan.out().contains("restart etcd (binary changed, unit changed"), plan.out());
+        String leader = "";
+        for (JsonNode m : new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out())
+                .path("members")) {
+            leader = m.path("leader").asBoolean() ? m.path("name").asText() : leader;
+        }
+        List<String> restartOrder = restartOrder(plan.out());
+        assertEquals(3, restartOrder.size(), plan.out());
+        assertEquals(leader, restartOrder.get(2), "the leader restarts last: " + plan.out());
+
+        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+        JsonNode status = new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
+        assertTrue(status.path("healthy").asBoolean());
+        for (JsonNode m : status.path("members")) {
+            assertEquals(newest, m.path("version").asText(), m.toString());
+        }
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode").exitCode());
+
+        Files.writeString(spec, base.replace("version: 3.5.16", "version: 3.4.23"));
+        Cli.Run minor = Cli.run("plan", "-i", INV, "-f", spec.toString());
+        assertEquals(1, minor.exitCode());
+        assertTrue(minor.err().contains("a minor downgrade needs etcd's own procedure"), minor.err());
+    }
+
+    /** The hosts of the plan's restart steps, in plan order. */
+    static List<String> restartOrder(String planText) {
+        List<String> hosts = new java.util.ArrayList<>();
+        String host = "";
+        for (String line : planText.split("\n")) {
+            if (!line.startsWith(" ") && line.endsWith(":")) {
+                host = line.substring(0, line.length() - 1);
+            } else if (line.strip().startsWith("> restart etcd")) {
+                hosts.add(host);
+            }
+        }
+        return hosts;
+    }
 }

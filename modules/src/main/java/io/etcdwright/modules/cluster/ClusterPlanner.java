@@ -17,6 +17,7 @@ import io.etcdwright.modules.install.InstallSteps;
 import io.etcdwright.modules.install.ReleaseArtifact;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.PkiSteps;
 import io.etcdwright.modules.service.EtcdUnitFile;
@@ -70,6 +71,7 @@ public final class ClusterPlanner {
         in.desired().warnings().forEach(w -> warnings.add(w.toString()));
 
         checkNoJoins(in);
+        checkVersionChange(in);
         String token = existingToken(in).orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> peers = members.stream().map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
 
@@ -246,6 +248,36 @@ public final class ClusterPlanner {
                     + String.join(", ", fresh) + " would join it as new member(s). Starting them with this plan could form"
                     + " a second cluster, so nothing was planned. Adding members to a running cluster is not supported by"
                     + " this version yet; remove them from the desired state for now.");
+        }
+    }
+
+    /**
+     * A patch release may be rolled in (or back) member by member. A different minor is another
+     * matter: etcd allows upgrading one minor at a time only once every member runs the older one,
+     * and a minor downgrade by swapping binaries breaks the data of etcd before 3.4.32 (members
+     * crash-loop). Until this tool carries those procedures, it refuses rather than guesses.
+     */
+    private static void checkVersionChange(Inputs in) {
+        String desired = in.desired().spec().etcd().version();
+        io.etcdwright.engine.spec.Version want = io.etcdwright.engine.spec.Version.parse(desired);
+        for (Member m : in.desired().members()) {
+            EtcdHostFacts f = in.facts().get(m.host().name());
+            if (!f.member().hasMemberData()) {
+                continue;
+            }
+            Optional<String> running = f.member().status().map(MemberFacts.LocalStatus::version)
+                    .filter(v -> !v.isEmpty()).or(() -> f.install().etcdVersion());
+            if (running.isEmpty()) {
+                continue;
+            }
+            io.etcdwright.engine.spec.Version have = io.etcdwright.engine.spec.Version.parse(running.get());
+            if (have.major() != want.major() || have.minor() != want.minor()) {
+                throw new UnsafePlanException(m.name() + " holds data of etcd " + have + " and the desired state asks for "
+                        + desired + ". Only patch versions (" + have.major() + "." + have.minor() + ".x) can be rolled"
+                        + " member by member; a minor " + (want.compareTo(have) > 0 ? "upgrade" : "downgrade")
+                        + " needs etcd's own procedure, which this version of etcdwright does not run yet."
+                        + " Nothing was planned; set etcd.version back to " + have.major() + "." + have.minor() + ".x.");
+            }
         }
     }
 
