@@ -29,6 +29,7 @@ public final class SshConnections implements AutoCloseable {
     private final SshOptions options;
     private final KnownHosts knownHosts;
     private final Map<String, HostSession> sessions = new ConcurrentHashMap<>();
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
     private final Map<Optional<Path>, JSch> clientsByKey = new ConcurrentHashMap<>();
 
     public SshConnections(SshOptions options) {
@@ -40,18 +41,24 @@ public final class SshConnections implements AutoCloseable {
         return options;
     }
 
-    /** The open session to a host, connecting first if needed. Throws {@link SshException}. */
+    /**
+     * The open session to a host, connecting first if needed. Throws {@link SshException}. Steps
+     * of one host that ask at the same moment wait for one connection instead of opening two;
+     * other hosts are not held up.
+     */
     public HostSession session(SshTarget target) {
-        HostSession existing = sessions.get(target.name());
-        if (existing != null && existing.isConnected()) {
-            return existing;
+        synchronized (locks.computeIfAbsent(target.name(), name -> new Object())) {
+            HostSession existing = sessions.get(target.name());
+            if (existing != null && existing.isConnected()) {
+                return existing;
+            }
+            HostSession opened = connect(target);
+            HostSession previous = sessions.put(target.name(), opened);
+            if (previous != null) {
+                previous.close();
+            }
+            return opened;
         }
-        HostSession opened = connect(target);
-        HostSession previous = sessions.put(target.name(), opened);
-        if (previous != null) {
-            previous.close();
-        }
-        return opened;
     }
 
     /** Drops a host's session, e.g. after the host was rebooted. */
