@@ -24,7 +24,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
-@Command(name = "status", description = "Members, leader, versions, sizes, raft state, health and certificate expiry, over mTLS.")
+@Command(name = "status", description = {"Members, leader, versions, sizes, raft state, health and certificate expiry, over mTLS.",
+        "Exits 0 when every member of the desired state is healthy, 1 otherwise (usable in monitoring and CI)."})
 final class StatusCommand implements Callable<Integer> {
     @Mixin
     InputOptions input;

@@ -44,15 +44,14 @@ class ClusterLifecycleIT {
     @BeforeAll
     static void hosts() throws Exception {
         Testbed.up(3);
-        home = Files.createTempDirectory("etcdwright-home");
-        System.setProperty("etcdwright.home", home.toString());
+        home = Testbed.freshWorkstationHome();
         tools = Files.createTempDirectory("etcdctl");
         etcdctl = Etcdctl.unpack(tools, "3.5.16");
     }
 
     @AfterAll
     static void cleanUp() {
-        System.clearProperty("etcdwright.home");
+        Testbed.forgetWorkstationHome();
         Testbed.down();
     }
 

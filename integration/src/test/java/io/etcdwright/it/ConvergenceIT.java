@@ -33,22 +33,18 @@ class ConvergenceIT {
     @BeforeAll
     static void hosts() throws Exception {
         Testbed.up(3);
-        home = Files.createTempDirectory("etcdwright-home");
-        System.setProperty("etcdwright.home", home.toString());
+        home = Testbed.freshWorkstationHome();
     }
 
     @AfterAll
     static void cleanUp() {
-        System.clearProperty("etcdwright.home");
+        Testbed.forgetWorkstationHome();
         Testbed.down();
     }
 
     @AfterEach
     void wipe() {
-        for (int h = 1; h <= 3; h++) {
-            Testbed.sshStatus(h, "systemctl disable --now etcd 2>/dev/null; rm -rf /etc/etcd /opt/etcd /var/lib/etcd "
-                    + "/etc/systemd/system/etcd.service /usr/local/bin/etcd*; systemctl daemon-reload");
-        }
+        Testbed.removeEtcd(3);
     }
 
     static Path spec(String name, String text) throws Exception {

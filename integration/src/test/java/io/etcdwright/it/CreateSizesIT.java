@@ -21,13 +21,12 @@ class CreateSizesIT {
     @BeforeAll
     static void hosts() throws Exception {
         Testbed.up(5);
-        home = Files.createTempDirectory("etcdwright-home");
-        System.setProperty("etcdwright.home", home.toString());
+        home = Testbed.freshWorkstationHome();
     }
 
     @AfterAll
     static void cleanUp() {
-        System.clearProperty("etcdwright.home");
+        Testbed.forgetWorkstationHome();
         Testbed.down();
     }
 
@@ -88,9 +87,6 @@ class CreateSizesIT {
 
     @AfterEach
     void noEtcdLeftRunning() {
-        for (int h = 1; h <= 5; h++) {
-            Testbed.sshStatus(h, "systemctl disable --now etcd 2>/dev/null; rm -rf /etc/etcd /opt/etcd /var/lib/etcd "
-                    + "/etc/systemd/system/etcd.service /usr/local/bin/etcd*; systemctl daemon-reload");
-        }
+        Testbed.removeEtcd(5);
     }
 }

@@ -57,8 +57,7 @@ class FactsIT {
 
     @Test
     void seesAnInstalledEtcdItsCertificatesAndItsConfig() throws Exception {
-        Path home = Files.createTempDirectory("etcdwright-home");
-        System.setProperty("etcdwright.home", home.toString());
+        Testbed.freshWorkstationHome();
         try {
             String spec = Testbed.ROOT.resolve("examples/single-node.yaml").toString();
             assertEquals(0, Cli.run("apply", "-i", INV, "-f", spec, "--yes").exitCode());
@@ -87,7 +86,7 @@ class FactsIT {
             assertTrue(text.out().contains("3.5.16 active"), text.out());
             assertEquals(0, Cli.run("destroy", "-i", INV, "-f", spec, "--yes", "--wipe-data").exitCode());
         } finally {
-            System.clearProperty("etcdwright.home");
+            Testbed.forgetWorkstationHome();
         }
     }
 

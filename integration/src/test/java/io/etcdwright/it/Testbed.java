@@ -51,6 +51,29 @@ final class Testbed {
         return exec(List.of(SCRIPT.toString(), "ssh", String.valueOf(host), command)).exitCode;
     }
 
+    /** Removes everything etcdwright installs from hosts 1..n, so the next test starts from bare hosts. */
+    static void removeEtcd(int hosts) {
+        for (int h = 1; h <= hosts; h++) {
+            sshStatus(h, "systemctl disable --now etcd 2>/dev/null; rm -rf /etc/etcd /opt/etcd /var/lib/etcd "
+                    + "/etc/systemd/system/etcd.service /usr/local/bin/etcd*; systemctl daemon-reload");
+        }
+    }
+
+    /** A fresh $ETCDWRIGHT_HOME (PKI dirs, release cache) for the in-process CLI runs of a test class. */
+    static Path freshWorkstationHome() {
+        try {
+            Path home = Files.createTempDirectory("etcdwright-home");
+            System.setProperty("etcdwright.home", home.toString());
+            return home;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static void forgetWorkstationHome() {
+        System.clearProperty("etcdwright.home");
+    }
+
     static void run(String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(SCRIPT.toString());

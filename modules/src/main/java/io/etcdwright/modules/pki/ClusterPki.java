@@ -48,6 +48,7 @@ public final class ClusterPki {
     private final Settings settings;
     private final Clock clock;
     private volatile CertificateAuthority ca;
+    private volatile java.security.cert.X509Certificate caCertificate;
 
     public ClusterPki(Settings settings, Clock clock) {
         this.settings = settings;
@@ -92,12 +93,20 @@ public final class ClusterPki {
         return ca;
     }
 
-    /** The CA certificate, if there is one yet (plans are computed before it is created). */
+    /**
+     * The CA certificate, if there is one yet (plans are computed before it is created). Read once:
+     * every verdict of every host asks for it.
+     */
     public Optional<java.security.cert.X509Certificate> caCertificate() {
+        java.security.cert.X509Certificate known = caCertificate;
+        if (known != null) {
+            return Optional.of(known);
+        }
         if (!Files.exists(caCertFile())) {
             return Optional.empty();
         }
-        return Optional.of(Pem.readCertificate(Pem.readFile(caCertFile(), "CA certificate"), caCertFile().toString()));
+        caCertificate = Pem.readCertificate(Pem.readFile(caCertFile(), "CA certificate"), caCertFile().toString());
+        return Optional.of(caCertificate);
     }
 
     public Path memberFile(MemberIdentity member, String role, String ext) {
