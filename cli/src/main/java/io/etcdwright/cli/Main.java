@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 import java.io.PrintWriter;
 
 /** The {@code etcdwright} command. Exit codes: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
-@Command(name = "etcdwright", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+@Command(name = "etcdwright", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT,
+        versionProvider = Main.Version.class,
         description = "Declarative, agentless lifecycle for etcd clusters: plan, apply, status.",
         subcommands = {ValidateCommand.class, FactsCommand.class, PlanCommand.class, ApplyCommand.class,
                 StatusCommand.class, ClientEnvCommand.class, KubeApiserverFlagsCommand.class,

@@ -119,4 +119,15 @@ class InvalidInputTest {
         assertEquals(1, r.code());
         assertTrue(r.err().contains("etcdwright plan --help"), r.err());
     }
+
+    @Test
+    void everyCommandHasHelp() {
+        for (String command : new String[]{"validate", "facts", "plan", "apply", "status", "client-env",
+                "kube-apiserver-flags", "destroy"}) {
+            Result r = run(command, "--help");
+            assertEquals(0, r.code(), command + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: etcdwright " + command), r.out());
+        }
+        assertTrue(run("status", "--help").out().contains("Exits 0 when every member"));
+    }
 }

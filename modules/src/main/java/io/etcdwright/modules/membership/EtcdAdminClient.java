@@ -325,14 +325,15 @@ public final class EtcdAdminClient implements AutoCloseable {
 
     /**
      * One call through the shared channel ({@code first}, if given, is its first try, already under
-     * way), tried again if an endpoint refused it, say a learner refusing MemberList: the channel
-     * balances round robin over the endpoints that are up, so the next try goes elsewhere. At most
-     * one try per endpoint, never past the deadline, never again after a timeout.
+     * way), tried again while an endpoint refuses it, say a learner refusing MemberList: the channel
+     * balances round robin over the endpoints whose connections are ready, and right after
+     * connecting that may be the learner alone, so tries go on, briefly spaced, until another
+     * endpoint is ready to take one. Never past the deadline, never again after a timeout.
      */
     private <T> T attempt(CompletableFuture<T> first, Supplier<CompletableFuture<T>> call, long deadline)
             throws CallFailed {
         Throwable last = null;
-        for (int i = 0; i < endpoints.size(); i++) {
+        for (int i = 0; ; i++) {
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
                 break;
@@ -353,8 +354,30 @@ public final class EtcdAdminClient implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new EtcdAdminException("interrupted", e);
             }
+            if (i >= endpoints.size() - 1) {
+                // Past one try per endpoint, only a learner's refusal proves a live member that
+                // another endpoint may answer for; anything else has had its chances.
+                if (!String.valueOf(last.getMessage()).contains("not supported for learner")) {
+                    break;
+                }
+                pause(Math.min(RETRY_PAUSE_NANOS, deadline - System.nanoTime()));
+            }
         }
         throw new CallFailed(last != null ? last : new TimeoutException());
+    }
+
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private static void pause(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EtcdAdminException("interrupted", e);
+        }
     }
 
     /** The configured endpoints that answered their Status call (waiting for them, bounded). */
