@@ -33,8 +33,7 @@ final class ClientEnvCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         var layout = Layouts.of(desired);
         out.println("ETCDCTL_API=3");
-        out.println("ETCDCTL_ENDPOINTS=" + String.join(",", desired.members().stream()
-                .map(m -> ClusterPlanner.clientUrl(m, layout)).toList()));
+        out.println("ETCDCTL_ENDPOINTS=" + String.join(",", ClusterPlanner.clientUrls(desired.members(), layout)));
         out.println("ETCDCTL_CACERT=" + pki.caCertFile().toAbsolutePath());
         out.println("ETCDCTL_CERT=" + admin.cert().toAbsolutePath());
         out.println("ETCDCTL_KEY=" + admin.key().toAbsolutePath());

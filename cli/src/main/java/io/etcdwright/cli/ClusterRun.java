@@ -2,7 +2,6 @@ package io.etcdwright.cli;
 
 import io.etcdwright.engine.facts.FactGatherer;
 import io.etcdwright.engine.facts.HostReport;
-import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.spec.Member;
@@ -73,13 +72,6 @@ final class ClusterRun implements AutoCloseable {
         return Pkis.of(desired);
     }
 
-    List<String> clientUrls() {
-        return desired.members().stream().map(m -> io.etcdwright.modules.cluster.ClusterPlanner.clientUrl(m, layout)).toList();
-    }
-
-    InventoryHost host(String name) {
-        return desired.inventory().hosts().get(name);
-    }
 
     @Override
     public void close() {

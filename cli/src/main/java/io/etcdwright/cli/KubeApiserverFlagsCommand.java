@@ -31,8 +31,7 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         var layout = Layouts.of(desired);
         PrintWriter out = spec.commandLine().getOut();
-        out.println("--etcd-servers=" + String.join(",", desired.members().stream()
-                .map(m -> ClusterPlanner.clientUrl(m, layout)).toList()));
+        out.println("--etcd-servers=" + String.join(",", ClusterPlanner.clientUrls(desired.members(), layout)));
         if (workstationPaths) {
             ClusterPki pki = Pkis.of(desired);
             ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);

@@ -46,7 +46,7 @@ final class StatusCommand implements Callable<Integer> {
         var layout = Layouts.of(desired);
         ClusterPki pki = Pkis.of(desired);
         ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-        List<String> endpoints = desired.members().stream().map(m -> ClusterPlanner.clientUrl(m, layout)).toList();
+        List<String> endpoints = ClusterPlanner.clientUrls(desired.members(), layout);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
         try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.caCertFile(), admin.cert(), admin.key(), timeout)) {

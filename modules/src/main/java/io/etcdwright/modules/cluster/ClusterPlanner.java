@@ -166,7 +166,7 @@ public final class ClusterPlanner {
             }
         }
 
-        List<String> clientUrls = members.stream().map(m -> clientUrl(m, layout)).toList();
+        List<String> clientUrls = clientUrls(members, layout);
         Optional<String> healthyAfterStart = Optional.empty();
         if (!notRunning.isEmpty()) {
             List<String> starts = new ArrayList<>();
@@ -222,6 +222,11 @@ public final class ClusterPlanner {
             previous = Optional.of(check.id());
         }
         return new Plan(spec.name(), steps, List.of(), warnings);
+    }
+
+    /** The client URLs of the members, in their order: what etcdctl and kube-apiserver are given. */
+    public static List<String> clientUrls(List<Member> members, EtcdLayout layout) {
+        return members.stream().map(m -> clientUrl(m, layout)).toList();
     }
 
     public static String clientUrl(Member m, EtcdLayout layout) {
