@@ -20,10 +20,16 @@ final class ConnectionOptions {
             description = "Upper bound for one remote command (default: ${DEFAULT-VALUE}).")
     int commandTimeoutSeconds;
 
+    /** Zero or negative values would mean "no parallelism" or, to the SSH library, "wait forever". */
     void check() {
-        if (forks < 1) {
-            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "--forks must be at least 1, got " + forks);
+        positive("--forks", forks);
+        positive("--connect-timeout", connectTimeoutSeconds);
+        positive("--command-timeout", commandTimeoutSeconds);
+    }
+
+    static void positive(String option, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(option + " must be at least 1, got " + value);
         }
     }
 }

@@ -42,6 +42,7 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     @SuppressWarnings("unchecked")
     public Integer call() {
+        ConnectionOptions.positive("--timeout", timeoutSeconds);
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         var layout = Layouts.of(desired);
         ClusterPki pki = Pkis.of(desired);

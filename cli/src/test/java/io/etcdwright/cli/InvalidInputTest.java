@@ -121,6 +121,26 @@ class InvalidInputTest {
     }
 
     @Test
+    void nonsenseNumbersAreRefusedBeforeAnyHostIsContacted() throws Exception {
+        Path spec = dir.resolve("ok.yaml");
+        Files.writeString(spec, "cluster:\n  name: demo\netcd:\n  version: 3.5.16\n");
+        String inv = inventory.toString();
+        String sp = spec.toString();
+        String[][] cases = {
+                {"plan", "-i", inv, "-f", sp, "--forks", "0"},
+                {"facts", "-i", inv, "--connect-timeout", "0"},
+                {"apply", "-i", inv, "-f", sp, "--yes", "--command-timeout", "-5"},
+                {"status", "-i", inv, "-f", sp, "--timeout", "0"}};
+        for (String[] c : cases) {
+            Result r = run(c);
+            String option = c[c.length - 2];
+            assertEquals(1, r.code(), String.join(" ", c) + ": " + r.err());
+            assertTrue(r.err().contains(option + " must be at least 1, got " + c[c.length - 1]), r.err());
+        }
+        assertNobodyConnected();
+    }
+
+    @Test
     void everyCommandHasHelp() {
         for (String command : new String[]{"validate", "facts", "plan", "apply", "status", "client-env",
                 "kube-apiserver-flags", "destroy"}) {
