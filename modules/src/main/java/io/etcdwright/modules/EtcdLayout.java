@@ -28,11 +28,4 @@ public record EtcdLayout(String dataDir, int clientPort, int peerPort) {
     public static String pkiFile(String name) {
         return PKI_DIR + "/" + name;
     }
-
-    /** etcdctl on the host itself, as the admin client, against its local member. */
-    public String localEtcdctl() {
-        return "ETCDCTL_API=3 " + LINK_DIR + "/etcdctl --endpoints=https://127.0.0.1:" + clientPort
-                + " --cacert=" + pkiFile("ca.crt") + " --cert=" + pkiFile("admin.crt")
-                + " --key=" + pkiFile("admin.key") + " --dial-timeout=2s --command-timeout=3s";
-    }
 }

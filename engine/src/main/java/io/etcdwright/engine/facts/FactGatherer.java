@@ -2,6 +2,7 @@ package io.etcdwright.engine.facts;
 
 import io.etcdwright.engine.exec.Parallel;
 import io.etcdwright.engine.ssh.CommandResult;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.engine.ssh.SshException;
 import io.etcdwright.engine.ssh.SshTarget;
@@ -23,15 +24,15 @@ public final class FactGatherer {
 
     /** Reports in the order of {@code targets}; an unreachable host never stops the others. */
     public List<HostReport> gather(List<SshTarget> targets, List<? extends Probe<?>> probes) {
-        String script = FactsScript.build(probes);
+        RemoteCommand script = FactsScript.command(probes);
         return Parallel.map(targets, forks, target -> gatherOne(target, probes, script));
     }
 
-    private HostReport gatherOne(SshTarget target, List<? extends Probe<?>> probes, String script) {
+    private HostReport gatherOne(SshTarget target, List<? extends Probe<?>> probes, RemoteCommand script) {
         long start = System.nanoTime();
         CommandResult result;
         try {
-            result = connections.session(target).runScript(script, Duration.ofSeconds(60));
+            result = connections.session(target).run(script, Duration.ofSeconds(60));
         } catch (SshException e) {
             return new HostReport.Unreachable(target.name(), e.reason(), e.detail());
         }

@@ -1,5 +1,8 @@
 package io.etcdwright.engine.facts;
 
+import io.etcdwright.engine.ssh.RemoteCommand;
+
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,17 +15,38 @@ final class FactsScript {
     private FactsScript() {
     }
 
-    static String build(List<? extends Probe<?>> probes) {
+    /**
+     * Every probe's fragment, in order, and every probe's arguments as the script's own: for each
+     * probe its argument count, then its arguments. Each fragment runs in a subshell that keeps
+     * exactly its own arguments as "$@", so the text of the script depends only on which probes
+     * run, never on the values they are given.
+     */
+    static RemoteCommand command(List<? extends Probe<?>> probes) {
         StringBuilder script = new StringBuilder("export LC_ALL=C PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
+        List<String> args = new ArrayList<>();
         for (Probe<?> probe : probes) {
+            List<String> own = probe.arguments();
+            args.add(Integer.toString(own.size()));
+            args.addAll(own);
             script.append("echo '").append(MARK).append(probe.name()).append("'\n")
-                    .append("(\n").append(probe.script()).append("\n) </dev/null 2>/dev/null\n");
+                    .append(OWN_ARGUMENTS)
+                    .append("(\n").append(KEEP_OWN_ARGUMENTS).append(probe.script()).append("\n) </dev/null 2>/dev/null\n")
+                    .append("shift \"$n\"\n");
         }
         // Read the clock last, so the only delay between it and the workstation's clock is the
         // trip back; the skew then reflects the clocks, not the probes' running time.
         script.append("echo \"").append(CLOCK).append("$(date +%s%3N)\"\n");
-        return script.toString();
+        return new RemoteCommand.StdinScript(script.toString(), args);
     }
+
+    /** Takes this probe's argument count off the front. */
+    private static final String OWN_ARGUMENTS = "n=$1; shift\n";
+
+    /**
+     * Keeps only the first $n arguments: "for a do" walks the arguments as they were when it
+     * started, appending the first $n, then the originals are shifted away.
+     */
+    private static final String KEEP_OWN_ARGUMENTS = "c=$# i=0\nfor a do [ \"$i\" -lt \"$n\" ] && set -- \"$@\" \"$a\"; i=$((i+1)); done\nshift \"$c\"\n";
 
     /** Raw output per probe name; a probe whose section is missing gets no entry. */
     static Map<String, String> split(String output) {

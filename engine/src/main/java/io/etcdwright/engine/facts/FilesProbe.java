@@ -1,7 +1,5 @@
 package io.etcdwright.engine.facts;
 
-import io.etcdwright.engine.ssh.Shell;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -17,21 +15,38 @@ import java.util.Set;
 public record FilesProbe(String name, List<String> paths, Set<String> readContent)
         implements Probe<Map<String, FileState>> {
 
+    /**
+     * For each file two arguments: "content" or "digest", then its path. Files are reported by
+     * their position in {@link #paths()}, so no path (whatever characters it holds) is ever
+     * printed back into the output that {@link #parse} reads.
+     */
+    private static final String SCRIPT = """
+            i=0
+            while [ "$#" -ge 2 ]; do
+              read_content=$1 p=$2; shift 2
+              echo "@file $i"; i=$((i+1))
+              if [ -f "$p" ]; then
+                stat -c 'meta=%a %U %G %.6Y' -- "$p"
+                echo "sha256=$(sha256sum < "$p" | cut -d' ' -f1)"
+                [ "$read_content" = content ] && echo "content=$(base64 -w0 < "$p")"
+              fi
+            done
+            true
+            """;
+
     @Override
     public String script() {
-        StringBuilder s = new StringBuilder();
+        return SCRIPT;
+    }
+
+    @Override
+    public List<String> arguments() {
+        List<String> args = new java.util.ArrayList<>();
         for (String path : paths) {
-            String q = Shell.quote(path);
-            s.append("echo '@file ").append(path).append("'\n")
-                    .append("if [ -f ").append(q).append(" ]; then\n")
-                    .append("  stat -c 'meta=%a %U %G %.6Y' ").append(q).append("\n")
-                    .append("  echo \"sha256=$(sha256sum < ").append(q).append(" | cut -d' ' -f1)\"\n");
-            if (readContent.contains(path)) {
-                s.append("  echo \"content=$(base64 -w0 < ").append(q).append(")\"\n");
-            }
-            s.append("fi\n");
+            args.add(readContent.contains(path) ? "content" : "digest");
+            args.add(path);
         }
-        return s.toString();
+        return List.copyOf(args);
     }
 
     @Override
@@ -47,7 +62,7 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
                 if (path != null && meta != null && files.containsKey(path)) {
                     files.put(path, new FileState(path, true, sha, meta[0], meta[1], meta[2], micros(meta[3]), content));
                 }
-                path = line.substring(6).strip();
+                path = pathAt(line.substring(6).strip());
                 meta = null;
                 sha = "";
                 content = Optional.empty();
@@ -68,6 +83,15 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
             }
         }
         return java.util.Collections.unmodifiableMap(files);
+    }
+
+    private String pathAt(String index) {
+        try {
+            int i = Integer.parseInt(index);
+            return i >= 0 && i < paths.size() ? paths.get(i) : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /** "1795297500.520641" (stat's %.6Y) to microseconds. */

@@ -14,8 +14,15 @@ public interface Probe<T> {
     /**
      * A POSIX sh fragment that prints this probe's raw output on stdout. It runs in its own
      * subshell with stdin closed, so it may exit early or fail without harming other probes.
+     * It is fixed program text: every value it needs (a path, a port) comes from
+     * {@link #arguments()}, which the fragment sees as {@code "$1"}..{@code "$N"} and {@code "$@"}.
      */
     String script();
+
+    /** The values the script reads as its positional parameters; none by default. */
+    default java.util.List<String> arguments() {
+        return java.util.List.of();
+    }
 
     /** Turns the raw output into facts. Pure: no I/O. */
     T parse(String output);

@@ -17,6 +17,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -49,22 +50,27 @@ public final class HostSession implements AutoCloseable {
         return target;
     }
 
-    /** Runs a shell command line (as root when the target says become). */
-    public CommandResult run(String command) {
+    /** Runs a command (as root, through {@code sudo -n --}, when the target says become). */
+    public CommandResult run(RemoteCommand command) {
         return run(command, null, defaultTimeout);
     }
 
-    /** Runs a multi-line script fed to {@code sh -s} on stdin: no quoting or length limits. */
-    public CommandResult runScript(String script) {
-        return run("sh -s", new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)), defaultTimeout);
+    public CommandResult run(RemoteCommand command, Duration timeout) {
+        return run(command, null, timeout);
     }
 
-    public CommandResult runScript(String script, Duration timeout) {
-        return run("sh -s", new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)), timeout);
-    }
-
-    public CommandResult run(String command, InputStream stdin, Duration timeout) {
-        String wire = target.needsSudo() ? "sudo -n -- sh -c " + Shell.quote(command) : command;
+    /**
+     * Runs a command with {@code stdin} as its input (null for none). A {@link RemoteCommand.StdinScript}
+     * reads its code from stdin, so it takes no other input.
+     */
+    public CommandResult run(RemoteCommand command, InputStream stdin, Duration timeout) {
+        byte[] prefix = command.stdinPrefix();
+        if (prefix.length > 0 && stdin != null) {
+            throw new IllegalArgumentException("a script read from stdin cannot be given other input: " + command.describe());
+        }
+        InputStream input = prefix.length > 0 ? new ByteArrayInputStream(prefix) : stdin;
+        String wire = command.wire(target.needsSudo());
+        String what = command.describe();
         ChannelExec channel;
         try {
             channel = (ChannelExec) session.openChannel("exec");
@@ -84,8 +90,8 @@ public final class HostSession implements AutoCloseable {
             InputStream out = channel.getInputStream();
             OutputStream in = channel.getOutputStream();
             channel.connect((int) Math.min(timeout.toMillis(), Integer.MAX_VALUE));
-            if (stdin != null) {
-                stdin.transferTo(in);
+            if (input != null) {
+                input.transferTo(in);
             }
             in.close(); // EOF: the remote side stops waiting for input
             out.transferTo(stdout);
@@ -105,9 +111,9 @@ public final class HostSession implements AutoCloseable {
         }
         if (timedOut.get()) {
             throw new SshException(target.name(), SshException.Reason.TIMEOUT,
-                    "command did not finish within " + timeout.toSeconds() + " s: " + abbreviate(command), null);
+                    "command did not finish within " + timeout.toSeconds() + " s: " + what, null);
         }
-        return new CommandResult(command, channel.getExitStatus(),
+        return new CommandResult(what, channel.getExitStatus(),
                 stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
     }
 
@@ -143,25 +149,32 @@ public final class HostSession implements AutoCloseable {
      * damaged on the way is refused instead of installed.
      */
     public void upload(InputStream content, String sha256, RemoteFile file) {
-        String script = String.join("\n",
-                "set -eu",
-                "p=" + Shell.quote(file.path()),
-                "d=$(dirname \"$p\")",
-                "mkdir -p \"$d\"",
-                "t=$(mktemp \"$d/.etcdwright-upload.XXXXXX\")",
-                "trap 'rm -f \"$t\"' EXIT",
-                "cat > \"$t\"",
-                "s=$(sha256sum \"$t\"); s=${s%% *}",
-                "if [ \"$s\" != " + Shell.quote(sha256) + " ]; then",
-                "  echo \"upload of $p arrived damaged (sha256 $s, sent " + sha256 + ")\" >&2; exit 3",
-                "fi",
-                "chown " + Shell.quote(file.owner() + ":" + file.group()) + " \"$t\"",
-                "chmod " + file.mode() + " \"$t\"",
-                "mv -f \"$t\" \"$p\"",
-                "trap - EXIT");
         // The script is the command and the content is stdin: sh -c keeps stdin free for cat.
-        run("sh -c " + Shell.quote(script), content, defaultTimeout).orThrow(target.name());
+        run(uploadCommand(sha256, file), content, defaultTimeout).orThrow(target.name());
     }
+
+    /** Path, digest, owner and mode as arguments of a fixed script; the content follows on stdin. */
+    static RemoteCommand uploadCommand(String sha256, RemoteFile file) {
+        return new RemoteCommand.Script(UPLOAD, List.of(file.path(), sha256, file.owner() + ":" + file.group(), file.mode()));
+    }
+
+    private static final String UPLOAD = """
+            set -eu
+            p=$1 want=$2 owner=$3 mode=$4
+            d=$(dirname -- "$p")
+            mkdir -p -- "$d"
+            t=$(mktemp -- "$d/.etcdwright-upload.XXXXXX")
+            trap 'rm -f -- "$t"' EXIT
+            cat > "$t"
+            s=$(sha256sum < "$t"); s=${s%% *}
+            if [ "$s" != "$want" ]; then
+              printf 'upload of %s arrived damaged (sha256 %s, sent %s)\n' "$p" "$s" "$want" >&2; exit 3
+            fi
+            chown -- "$owner" "$t"
+            chmod -- "$mode" "$t"
+            mv -f -- "$t" "$p"
+            trap - EXIT
+            """;
 
     public static String sha256(byte[] content) {
         try {
@@ -195,10 +208,5 @@ public final class HostSession implements AutoCloseable {
     private SshException lost(Exception e) {
         return new SshException(target.name(), SshException.Reason.UNREACHABLE,
                 "lost the SSH connection (" + e.getMessage() + ")", e);
-    }
-
-    private static String abbreviate(String command) {
-        String oneLine = command.replace('\n', ' ');
-        return oneLine.length() <= 80 ? oneLine : oneLine.substring(0, 77) + "...";
     }
 }

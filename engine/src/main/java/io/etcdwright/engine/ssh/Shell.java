@@ -3,20 +3,42 @@ package io.etcdwright.engine.ssh;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** POSIX shell quoting: everything we send to a host goes through here. */
-public final class Shell {
+/**
+ * Joins arguments into one sh command line for {@link RemoteCommand}: callers give argument
+ * lists, never strings, so no code outside this package decides what is quoted. Plain words
+ * stay bare so that logs read naturally; anything else goes through {@link ShellQuoting#word}.
+ */
+final class Shell {
     private Shell() {
     }
 
-    /** Quotes one word so that sh sees it literally, whatever it contains. */
-    public static String quote(String word) {
+    /** Quotes one word so that sh sees it as one literal word, whatever it contains. */
+    static String quote(String word) {
+        requireArgument(word);
         if (!word.isEmpty() && word.matches("[A-Za-z0-9_./:=@%+,-]+")) {
             return word;
         }
-        return "'" + word.replace("'", "'\"'\"'") + "'";
+        return ShellQuoting.word(word);
     }
 
-    public static String join(List<String> words) {
+    static String join(List<String> words) {
         return words.stream().map(Shell::quote).collect(Collectors.joining(" "));
+    }
+
+    /** A program argument is a C string: it cannot carry NUL, so a value holding one is refused, not cut short. */
+    static void requireArgument(String word) {
+        if (word == null) {
+            throw new IllegalArgumentException("a command argument is missing (null)");
+        }
+        int nul = word.indexOf('\0');
+        if (nul >= 0) {
+            throw new IllegalArgumentException("a command argument contains a NUL character (at position " + nul
+                    + "), which no program argument can carry: " + visible(word));
+        }
+    }
+
+    private static String visible(String word) {
+        String shown = word.replace("\0", "\\0").replace("\n", "\\n");
+        return shown.length() <= 60 ? "'" + shown + "'" : "'" + shown.substring(0, 57) + "...'";
     }
 }

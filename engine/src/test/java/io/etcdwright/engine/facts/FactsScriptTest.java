@@ -1,6 +1,9 @@
 package io.etcdwright.engine.facts;
 
+import io.etcdwright.engine.ssh.LocalHost;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.util.List;
 import java.util.Map;
@@ -11,29 +14,42 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class FactsScriptTest {
-    record Echo(String name, String script) implements Probe<String> {
+    record Echo(String name, String script, List<String> arguments) implements Probe<String> {
+        Echo(String name, String script) {
+            this(name, script, List.of());
+        }
+
         @Override
         public String parse(String output) {
             return output.strip();
         }
     }
 
+    /** Prints how many arguments the probe got, then each one hex-encoded on its own line. */
+    static final String HEX_ARGS = "echo \"$#\"; for a do printf '%s' \"$a\" | od -An -v -tx1 | tr -d ' \\n'; echo; done";
+
+    @TempDir
+    java.nio.file.Path dir;
+
+    private String runFacts(List<? extends Probe<?>> probes) throws Exception {
+        LocalHost host = new LocalHost(dir);
+        LocalHost.Run run = host.run(FactsScript.command(probes), new byte[0], false);
+        assertEquals(0, run.exitCode(), "one probe exiting early must not fail the whole script: " + run.stderr());
+        host.assertNoMarkers();
+        return run.stdout();
+    }
+
     @Test
     void everyProbeRunsInItsOwnSubshellAndOutputsSplitBack() throws Exception {
-        String script = FactsScript.build(List.of(new Echo("a", "echo one; exit 3"), new Echo("b", "echo two")));
-        Process p = new ProcessBuilder("sh", "-s").start();
-        p.getOutputStream().write(script.getBytes());
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertEquals(0, p.waitFor(), "one probe exiting early must not fail the whole script");
-        Map<String, String> sections = FactsScript.split(out);
+        Map<String, String> sections = FactsScript.split(runFacts(List.of(new Echo("a", "echo one; exit 3"),
+                new Echo("b", "echo two"))));
         assertEquals("one", sections.get("a").strip());
         assertEquals("two", sections.get("b").strip(), "the last probe's output is kept too");
         assertTrue(sections.get(FactsScript.CLOCK).matches("\\d{13}"), "the host clock comes last, in ms");
     }
 
     @Test
-    void filesProbeReportsDigestModeOwnerAndOnlyTheContentAskedFor(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void filesProbeReportsDigestModeOwnerAndOnlyTheContentAskedFor()
             throws Exception {
         java.nio.file.Path pub = dir.resolve("ca.crt");
         java.nio.file.Path secret = dir.resolve("server.key");
@@ -41,9 +57,7 @@ class FactsScriptTest {
         java.nio.file.Files.writeString(secret, "SECRET\n");
         FilesProbe probe = new FilesProbe("files", List.of(pub.toString(), secret.toString(), dir.resolve("none").toString()),
                 Set.of(pub.toString()));
-        Process p = new ProcessBuilder("sh", "-c", probe.script()).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        p.waitFor();
+        String out = FactsScript.split(runFacts(List.of(probe))).get("files");
         assertFalse(out.contains("SECRET"), "a key's content must never leave the host");
         Map<String, FileState> files = probe.parse(out);
         assertTrue(files.get(pub.toString()).hasContent("public text\n"));
@@ -52,6 +66,59 @@ class FactsScriptTest {
         assertTrue(files.get(secret.toString()).content().isEmpty());
         assertTrue(files.get(secret.toString()).hasContent("SECRET\n"));
         assertFalse(files.get(dir.resolve("none").toString()).exists());
+    }
+
+    @Test
+    void eachProbeReceivesExactlyItsOwnValuesAsLiteralArgumentsAndTheScriptTextNeverChanges() throws Exception {
+        LocalHost host = new LocalHost(dir);
+        List<String> hostile = host.hostileValues();
+        List<Echo> probes = List.of(new Echo("none", HEX_ARGS), new Echo("hostile", HEX_ARGS, hostile),
+                new Echo("one", HEX_ARGS, List.of("-n")), new Echo("long", HEX_ARGS, List.of(LocalHost.longValue())),
+                new Echo("last", HEX_ARGS, List.of("a", "b")));
+        Map<String, String> sections = FactsScript.split(runFacts(probes));
+        for (Echo probe : probes) {
+            assertEquals(probe.arguments(), decode(sections.get(probe.name())), probe.name());
+        }
+        List<Echo> benign = probes.stream().map(p -> new Echo(p.name(), p.script(),
+                p.arguments().stream().map(a -> "x").toList())).toList();
+        RemoteCommand.StdinScript a = (RemoteCommand.StdinScript) FactsScript.command(probes);
+        RemoteCommand.StdinScript b = (RemoteCommand.StdinScript) FactsScript.command(benign);
+        assertEquals(b.code(), a.code(), "the facts script is the same text whatever the values");
+        host.assertArrivesLiterally(a, a.args());
+    }
+
+    @Test
+    void filesProbeTreatsHostilePathsAsData() throws Exception {
+        LocalHost host = new LocalHost(dir);
+        List<String> paths = new java.util.ArrayList<>();
+        for (String value : host.hostileValues()) {
+            if (value.isEmpty() || value.contains("\n")) {
+                continue;
+            }
+            java.nio.file.Path file = dir.resolve("f " + value.replace("/", "_"));
+            java.nio.file.Files.writeString(file, "content of " + value);
+            paths.add(file.toString());
+        }
+        paths.add(dir.resolve("new\nline; $(touch " + host.marker("missing") + ")").toString());
+        FilesProbe probe = new FilesProbe("files", paths, Set.copyOf(paths));
+        Map<String, FileState> files = probe.parse(FactsScript.split(runFacts(List.of(probe))).get("files"));
+        for (String path : paths.subList(0, paths.size() - 1)) {
+            assertTrue(files.get(path).exists(), path);
+            assertEquals(java.nio.file.Files.readString(java.nio.file.Path.of(path)), files.get(path).content().orElseThrow());
+        }
+        assertFalse(files.get(paths.get(paths.size() - 1)).exists());
+        assertEquals(new FilesProbe("files", List.of("/a", "/b"), Set.of()).script(), probe.script(),
+                "the probe's script is the same text whatever the paths");
+    }
+
+    private static List<String> decode(String section) {
+        String[] lines = section.split("\n", -1);
+        int n = Integer.parseInt(lines[0].strip());
+        List<String> values = new java.util.ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            values.add(new String(java.util.HexFormat.of().parseHex(lines[i].strip()), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return values;
     }
 
     @Test

@@ -12,7 +12,7 @@ class ShellTest {
         assertEquals("/etc/etcd/etcd.conf.yml", Shell.quote("/etc/etcd/etcd.conf.yml"));
         assertEquals("''", Shell.quote(""));
         assertEquals("'a b'", Shell.quote("a b"));
-        assertEquals("'it'\"'\"'s; rm -rf /'", Shell.quote("it's; rm -rf /"));
+        assertEquals("'it'\\''s; rm -rf /'", Shell.quote("it's; rm -rf /"));
         assertEquals("ls '$HOME'", Shell.join(List.of("ls", "$HOME")));
     }
 }

@@ -1,6 +1,6 @@
 package io.etcdwright.modules.config;
 
-import io.etcdwright.engine.ssh.Shell;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
 
 import java.util.ArrayList;
@@ -41,20 +41,33 @@ public final class HostSetup {
         return why;
     }
 
-    public static String script(EtcdLayout layout) {
-        StringBuilder s = new StringBuilder("set -eu\n")
-                .append("getent group ").append(EtcdLayout.USER).append(" >/dev/null || groupadd --system ")
-                .append(EtcdLayout.USER).append("\n")
-                .append("id -u ").append(EtcdLayout.USER).append(" >/dev/null 2>&1 || useradd --system --gid ")
-                .append(EtcdLayout.USER).append(" --home-dir ").append(Shell.quote(layout.dataDir()))
-                .append(" --no-create-home --shell /usr/sbin/nologin ").append(EtcdLayout.USER).append("\n");
+    /**
+     * $1 the etcd user's home (the data directory), then for each directory four arguments:
+     * path, mode, owner, group.
+     */
+    private static final String SCRIPT = "set -eu\n"
+            + "home=$1; shift\n"
+            + "getent group " + EtcdLayout.USER + " >/dev/null || groupadd --system " + EtcdLayout.USER + "\n"
+            + "id -u " + EtcdLayout.USER + " >/dev/null 2>&1 || useradd --system --gid " + EtcdLayout.USER
+            + " --home-dir \"$home\" --no-create-home --shell /usr/sbin/nologin " + EtcdLayout.USER + "\n"
+            + "while [ \"$#\" -ge 4 ]; do\n"
+            + "  d=$1 mode=$2 owner=$3 group=$4; shift 4\n"
+            + "  mkdir -p -- \"$d\"\n"
+            + "  chown -- \"$owner:$group\" \"$d\"\n"
+            + "  chmod -- \"$mode\" \"$d\"\n"
+            + "done\n";
+
+    /** Creates the user and group if missing, and every directory with its mode and owner. */
+    public static RemoteCommand command(EtcdLayout layout) {
+        List<String> args = new ArrayList<>();
+        args.add(layout.dataDir());
         directories(layout).forEach((dir, want) -> {
             String[] p = want.split(" ");
-            String q = Shell.quote(dir);
-            s.append("mkdir -p ").append(q).append("\n")
-                    .append("chown ").append(p[1]).append(':').append(p[2]).append(' ').append(q).append("\n")
-                    .append("chmod ").append(p[0]).append(' ').append(q).append("\n");
+            args.add(dir);
+            args.add(p[0]);
+            args.add(p[1]);
+            args.add(p[2]);
         });
-        return s.toString();
+        return new RemoteCommand.Script(SCRIPT, args);
     }
 }

@@ -1,7 +1,6 @@
 package io.etcdwright.modules.config;
 
 import io.etcdwright.engine.facts.Probe;
-import io.etcdwright.engine.ssh.Shell;
 import io.etcdwright.modules.EtcdLayout;
 
 import java.util.LinkedHashMap;
@@ -15,6 +14,11 @@ import java.util.Map;
  */
 public record HostSetupFacts(boolean userExists, Map<String, String> dirs) {
 
+    /** The directories are the arguments. */
+    private static final String SCRIPT = "id -u " + EtcdLayout.USER + " >/dev/null 2>&1 && echo user=1\n"
+            + "for d do [ -d \"$d\" ] && stat -c 'dir=%n %a %U %G' -- \"$d\"; done\n"
+            + "true\n";
+
     public static Probe<HostSetupFacts> probe(EtcdLayout layout) {
         return new Probe<>() {
             @Override
@@ -24,12 +28,12 @@ public record HostSetupFacts(boolean userExists, Map<String, String> dirs) {
 
             @Override
             public String script() {
-                StringBuilder s = new StringBuilder("id -u " + EtcdLayout.USER + " >/dev/null 2>&1 && echo user=1\n");
-                for (String dir : HostSetup.directories(layout).keySet()) {
-                    s.append("[ -d ").append(Shell.quote(dir)).append(" ] && stat -c 'dir=%n %a %U %G' ")
-                            .append(Shell.quote(dir)).append("\n");
-                }
-                return s.append("true\n").toString();
+                return SCRIPT;
+            }
+
+            @Override
+            public java.util.List<String> arguments() {
+                return java.util.List.copyOf(HostSetup.directories(layout).keySet());
             }
 
             @Override

@@ -5,7 +5,7 @@ import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteFile;
-import io.etcdwright.engine.ssh.Shell;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
 
 import java.util.Optional;
@@ -47,58 +47,74 @@ public final class InstallSteps {
                 ReleaseCache.Verified local = cache.obtain(artifact);
                 session.upload(local.file(), local.sha256(), RemoteFile.rootOwned(tarball, "0600"));
             } else {
-                session.runScript(fetchScript(artifact, tarball)).orThrow(session.target().name());
+                session.run(fetchCommand(artifact, tarball)).orThrow(session.target().name());
             }
-            session.runScript(unpackScript(version, tarball, dir)).orThrow(session.target().name());
+            session.run(unpackCommand(version, tarball, dir)).orThrow(session.target().name());
         }
-        session.runScript(activateScript(dir)).orThrow(session.target().name());
+        session.run(activateCommand(dir)).orThrow(session.target().name());
         return Outcome.CHANGED;
     }
 
-    private static String fetchScript(ReleaseArtifact artifact, String tarball) {
-        String expected = artifact.pinnedSha256().orElse("");
-        StringBuilder s = new StringBuilder("set -eu\n")
-                .append("t=").append(Shell.quote(tarball)).append("\nmkdir -p \"$(dirname \"$t\")\"\n")
-                .append("get() { if command -v curl >/dev/null; then curl -fsSL --retry 3 -o \"$2\" \"$1\"; ")
-                .append("elif command -v wget >/dev/null; then wget -q -O \"$2\" \"$1\"; ")
-                .append("else echo 'neither curl nor wget is installed: install one, or use artifacts.source: push' >&2; exit 4; fi; }\n")
-                .append("get ").append(Shell.quote(artifact.url())).append(" \"$t.part\"\n");
-        if (expected.isEmpty()) {
-            s.append("get ").append(Shell.quote(artifact.checksumsUrl().orElseThrow())).append(" \"$t.sums\"\n")
-                    .append("want=$(awk -v f=").append(Shell.quote(artifact.fileName()))
-                    .append(" '$2 == f || $2 == \"*\" f {print $1}' \"$t.sums\")\nrm -f \"$t.sums\"\n")
-                    .append("[ -n \"$want\" ] || { echo 'the checksums file lists no ").append(artifact.fileName())
-                    .append("' >&2; exit 3; }\n");
-        } else {
-            s.append("want=").append(expected).append("\n");
-        }
-        s.append("have=$(sha256sum \"$t.part\" | cut -d' ' -f1)\n")
-                .append("if [ \"$have\" != \"$want\" ]; then rm -f \"$t.part\"; echo \"downloaded ")
-                .append(artifact.fileName()).append(" has sha256 $have, expected $want: refusing it\" >&2; exit 3; fi\n")
-                .append("mv -f \"$t.part\" \"$t\"\n");
-        return s.toString();
+    /**
+     * $1 the tarball's path, $2 its URL, $3 the checksums file's URL (empty when a sha256 is
+     * pinned), $4 the tarball's file name as the checksums file lists it, $5 the pinned sha256
+     * (empty when the checksums file is to be read).
+     */
+    private static final String FETCH = """
+            set -eu
+            t=$1 url=$2 sums_url=$3 file=$4 want=$5
+            mkdir -p -- "$(dirname -- "$t")"
+            get() { if command -v curl >/dev/null; then curl -fsSL --retry 3 -o "$2" -- "$1"; \
+            elif command -v wget >/dev/null; then wget -q -O "$2" -- "$1"; \
+            else echo 'neither curl nor wget is installed: install one, or use artifacts.source: push' >&2; exit 4; fi; }
+            get "$url" "$t.part"
+            if [ -z "$want" ]; then
+              get "$sums_url" "$t.sums"
+              want=$(F=$file awk '$2 == ENVIRON["F"] || $2 == "*" ENVIRON["F"] {print $1}' < "$t.sums")
+              rm -f -- "$t.sums"
+              [ -n "$want" ] || { printf 'the checksums file lists no %s\n' "$file" >&2; exit 3; }
+            fi
+            have=$(sha256sum < "$t.part" | cut -d' ' -f1)
+            if [ "$have" != "$want" ]; then
+              rm -f -- "$t.part"
+              printf 'downloaded %s has sha256 %s, expected %s: refusing it\n' "$file" "$have" "$want" >&2; exit 3
+            fi
+            mv -f -- "$t.part" "$t"
+            """;
+
+    static RemoteCommand fetchCommand(ReleaseArtifact artifact, String tarball) {
+        String pinned = artifact.pinnedSha256().orElse("");
+        String sumsUrl = pinned.isEmpty() ? artifact.checksumsUrl().orElseThrow() : "";
+        return RemoteCommand.script(FETCH, tarball, artifact.url(), sumsUrl, artifact.fileName(), pinned);
     }
 
-    private static String unpackScript(String version, String tarball, String dir) {
-        return "set -eu\n"
-                + "t=" + Shell.quote(tarball) + "; d=" + Shell.quote(dir) + "; s=\"$d.staging\"\n"
-                + "rm -rf \"$s\"; mkdir -p \"$s\"\n"
-                + "tar -xzf \"$t\" -C \"$s\" --strip-components=1 --no-same-owner\n"
-                + "for b in etcd etcdctl; do [ -x \"$s/$b\" ] || { echo \"the release has no $b\" >&2; exit 3; }; done\n"
-                + "\"$s/etcd\" --version | grep -q \"etcd Version: " + version + "$\" || { echo \"the etcd binary in the "
-                + "release does not report version " + version + "\" >&2; exit 3; }\n"
-                + "chmod 0755 \"$s\" \"$s\"/etcd*\n"
-                + "rm -rf \"$d\"; mv \"$s\" \"$d\"; rm -f \"$t\"\n";
+    /** $1 the tarball, $2 the version directory, $3 the version the binary must report. */
+    private static final String UNPACK = """
+            set -eu
+            t=$1 d=$2 version=$3 s="$2.staging"
+            rm -rf -- "$s"; mkdir -p -- "$s"
+            tar -xzf "$t" -C "$s" --strip-components=1 --no-same-owner
+            for b in etcd etcdctl; do [ -x "$s/$b" ] || { echo "the release has no $b" >&2; exit 3; }; done
+            reported=$("$s/etcd" --version | sed -n 's/^etcd Version: //p')
+            [ "$reported" = "$version" ] || { printf 'the etcd binary in the release does not report version %s (it says %s)\n' "$version" "$reported" >&2; exit 3; }
+            chmod -- 0755 "$s" "$s"/etcd*
+            rm -rf -- "$d"; mv -- "$s" "$d"; rm -f -- "$t"
+            """;
+
+    static RemoteCommand unpackCommand(String version, String tarball, String dir) {
+        return RemoteCommand.script(UNPACK, tarball, dir, version);
     }
 
-    private static String activateScript(String dir) {
-        StringBuilder s = new StringBuilder("set -eu\nd=" + Shell.quote(dir) + "\n");
-        for (String tool : EtcdLayout.TOOLS) {
-            String link = EtcdLayout.LINK_DIR + "/" + tool;
-            s.append("if [ -x \"$d/").append(tool).append("\" ]; then ln -sfn \"$d/").append(tool).append("\" ")
-                    .append(link).append(".etcdwright && mv -Tf ").append(link).append(".etcdwright ").append(link)
-                    .append("; else rm -f ").append(link).append("; fi\n");
-        }
-        return s.toString();
+    /** $1 the version directory to make active. Links are replaced by rename: never missing. */
+    private static final String ACTIVATE = "set -eu\n"
+            + "d=$1\n"
+            + "for tool in " + String.join(" ", EtcdLayout.TOOLS) + "; do\n"
+            + "  link=" + EtcdLayout.LINK_DIR + "/$tool\n"
+            + "  if [ -x \"$d/$tool\" ]; then ln -sfn -- \"$d/$tool\" \"$link.etcdwright\" && mv -Tf -- \"$link.etcdwright\" \"$link\";"
+            + " else rm -f -- \"$link\"; fi\n"
+            + "done\n";
+
+    static RemoteCommand activateCommand(String dir) {
+        return RemoteCommand.script(ACTIVATE, dir);
     }
 }

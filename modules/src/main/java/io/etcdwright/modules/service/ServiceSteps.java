@@ -2,8 +2,8 @@ package io.etcdwright.modules.service;
 
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.StepContext;
-import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.membership.Health;
@@ -21,8 +21,7 @@ public final class ServiceSteps {
         if (unitDiffers) {
             session.upload(unitText.getBytes(StandardCharsets.UTF_8), RemoteFile.rootOwned(EtcdLayout.UNIT_FILE, "0644"));
         }
-        session.run("systemctl daemon-reload && systemctl enable " + EtcdLayout.UNIT + " 2>&1")
-                .orThrow(session.target().name());
+        session.run(ENABLE).orThrow(session.target().name());
         return Outcome.CHANGED;
     }
 
@@ -31,8 +30,7 @@ public final class ServiceSteps {
      * peers is up, so the members must be started side by side and waited for together.
      */
     public static Outcome start(HostSession session) {
-        session.run("systemctl reset-failed " + EtcdLayout.UNIT + " 2>/dev/null; systemctl start --no-block "
-                + EtcdLayout.UNIT).orThrow(session.target().name());
+        session.run(START).orThrow(session.target().name());
         return Outcome.CHANGED;
     }
 
@@ -40,20 +38,22 @@ public final class ServiceSteps {
      * Restarts one member of a running cluster, but only while every other member is healthy:
      * restarting a member while another is down can leave the cluster below quorum.
      */
-    public static Outcome restart(StepContext context, HostSession session, EtcdLayout layout, String self,
-                                  List<String> otherClientUrls, int memberCount) throws InterruptedException {
+    public static Outcome restart(StepContext context, HostSession session, Health.Access access, String self,
+                                  List<String> otherClientUrls, int memberCount) {
         if (!otherClientUrls.isEmpty()) {
-            CommandResult others = Health.check(session, layout, otherClientUrls);
-            if (!others.succeeded()) {
-                throw new IllegalStateException("not restarting " + self + ": not every other member is healthy, and with "
-                        + memberCount + " members a restart now could lose quorum.\n"
-                        + (others.stdout() + others.stderr()).strip()
-                        + "\nBring the unhealthy member back (etcdwright status shows which), then apply again.");
-            }
+            Health.require(access, otherClientUrls, "not restarting " + self + ": not every other member is healthy, and with "
+                    + memberCount + " members a restart now could lose quorum.");
         } else if (memberCount == 1) {
             context.note("single-member cluster: unavailable for the few seconds of the restart");
         }
-        session.run("systemctl restart " + EtcdLayout.UNIT, null, Duration.ofMinutes(3)).orThrow(session.target().name());
+        session.run(RESTART, Duration.ofMinutes(3)).orThrow(session.target().name());
         return Outcome.CHANGED;
     }
+
+    static final RemoteCommand ENABLE = RemoteCommand.script(
+            "systemctl daemon-reload && systemctl enable \"$1\" 2>&1", EtcdLayout.UNIT);
+    /** A unit that failed before starts again only once its failed state is reset. */
+    static final RemoteCommand START = RemoteCommand.script(
+            "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"", EtcdLayout.UNIT);
+    static final RemoteCommand RESTART = RemoteCommand.exec("systemctl", "restart", EtcdLayout.UNIT);
 }

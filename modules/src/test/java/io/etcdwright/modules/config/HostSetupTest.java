@@ -1,7 +1,14 @@
 package io.etcdwright.modules.config;
 
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.engine.facts.Probe;
+import io.etcdwright.engine.ssh.RemoteCommand;
+import io.etcdwright.modules.LocalHost;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.util.List;
 import java.util.Map;
@@ -28,9 +35,39 @@ class HostSetupTest {
 
     @Test
     void theSetupScriptIsValidShell() throws Exception {
+        RemoteCommand.Script c = (RemoteCommand.Script) HostSetup.command(EtcdLayout.DEFAULT);
         Process p = new ProcessBuilder("sh", "-n").start();
-        p.getOutputStream().write(HostSetup.script(EtcdLayout.DEFAULT).getBytes());
+        p.getOutputStream().write(c.code().getBytes());
         p.getOutputStream().close();
         assertEquals(0, p.waitFor());
+    }
+
+    @Test
+    void theDataDirReachesTheSetupScriptAndTheProbeAsOneLiteralArgument(@TempDir Path dir) throws Exception {
+        LocalHost host = new LocalHost(dir);
+        RemoteCommand.Script benign = (RemoteCommand.Script) HostSetup.command(EtcdLayout.DEFAULT);
+        Probe<HostSetupFacts> benignProbe = HostSetupFacts.probe(EtcdLayout.DEFAULT);
+        for (String value : host.hostileValues()) {
+            EtcdLayout layout = new EtcdLayout(value, 2379, 2380);
+            RemoteCommand.Script c = (RemoteCommand.Script) HostSetup.command(layout);
+            assertEquals(benign.code(), c.code(), "the setup script is the same text whatever the data dir");
+            host.assertArrivesLiterally(c, List.of(value, "/etc/etcd", "755", "root", "root", "/etc/etcd/pki", "750", "root",
+                    "etcd", value, "700", "etcd", "etcd"));
+            Probe<HostSetupFacts> probe = HostSetupFacts.probe(layout);
+            assertEquals(benignProbe.script(), probe.script(), "the probe is the same text whatever the data dir");
+            host.assertArrivesLiterally(new RemoteCommand.Script(probe.script(), probe.arguments()),
+                    List.of("/etc/etcd", "/etc/etcd/pki", value));
+        }
+    }
+
+    @Test
+    void theProbeStatsAHostileDirectoryWithoutRunningIt(@TempDir Path dir) throws Exception {
+        LocalHost host = new LocalHost(dir);
+        Path hostile = Files.createDirectory(dir.resolve("d $(touch pwned-probe);'\"`touch pwned-tick`"));
+        Probe<HostSetupFacts> probe = HostSetupFacts.probe(new EtcdLayout(hostile.toString(), 2379, 2380));
+        LocalHost.Run run = host.run(new RemoteCommand.Script(probe.script(), probe.arguments()), new byte[0], false);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertTrue(run.stdout().contains("dir=" + hostile + " "), run.stdout());
+        host.assertNoMarkers();
     }
 }
