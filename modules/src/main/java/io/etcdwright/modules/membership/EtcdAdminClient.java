@@ -307,6 +307,16 @@ public final class EtcdAdminClient implements AutoCloseable {
                         timeout.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Why a linearizable read through this client's endpoints did not go through; empty when it
+     * did. Connected to one member only, this is etcd's own definition of that member's health
+     * ({@code etcdctl endpoint health}): a member cut off from its peers still answers Status,
+     * but cannot serve a read that needs the leader.
+     */
+    public Optional<String> linearizableReadProblem() {
+        return quorumRead().map(failure -> Failures.describe(failure, timeout));
+    }
+
     /** A linearizable read; empty if it went through, else why not. */
     private Optional<Throwable> quorumRead() {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -1,50 +1,179 @@
 package io.etcdwright.modules.membership;
 
 import io.etcdwright.engine.plan.StepContext;
-import io.etcdwright.engine.ssh.CommandResult;
-import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.modules.EtcdLayout;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
- * Health as etcd itself reports it, asked on a member host with its admin certificate, so the
- * check works whether or not the workstation can reach the client port.
+ * Health as etcd itself reports it, asked from the workstation through the etcd client library
+ * with the cluster's admin certificate (the same path as {@code etcdwright status}): every
+ * expected member answers its Status call and a linearizable read proves quorum. No command
+ * line is built: member addresses never go near a shell.
  */
 public final class Health {
+    /** What one attempt may take, connecting included. */
+    static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
+    private static final Duration PAUSE = Duration.ofSeconds(1);
+    private static final Duration NOTE_EVERY = Duration.ofSeconds(10);
+
+    /**
+     * The workstation's way into the cluster: the CA that issued the members' certificates and
+     * the admin client certificate and key (PEM files).
+     */
+    public record Access(Path caCert, Path clientCert, Path clientKey) {
+        public Access {
+            Objects.requireNonNull(caCert, "caCert");
+            Objects.requireNonNull(clientCert, "clientCert");
+            Objects.requireNonNull(clientKey, "clientKey");
+        }
+    }
+
     private Health() {
     }
 
-    /** etcdctl against the given client URLs; exit 0 only when every endpoint is healthy. */
-    public static CommandResult check(HostSession session, EtcdLayout layout, List<String> clientUrls) {
-        String cmd = layout.localEtcdctl().replaceFirst("--endpoints=\\S+", "--endpoints=" + String.join(",", clientUrls))
-                + " endpoint health";
-        return session.run(cmd);
+    /**
+     * Why the members at {@code clientUrls} are not all healthy, asked once; empty when they are.
+     *
+     * @throws EtcdAdminException if the certificate or key files cannot be used (no waiting helps)
+     */
+    public static Optional<String> problem(Access access, List<String> clientUrls, Duration timeout) {
+        try (EtcdAdminClient client = EtcdAdminClient.connect(clientUrls, access.caCert(), access.clientCert(),
+                access.clientKey(), timeout)) {
+            ClusterStatus status;
+            try {
+                status = client.status();
+            } catch (EtcdAdminException e) {
+                return Optional.of(e.getMessage());
+            }
+            Optional<String> problem = problem(status, clientUrls);
+            return problem.isPresent() ? problem : memberReadProblem(access, status, clientUrls, timeout);
+        }
     }
 
     /**
-     * Waits until every endpoint answers healthy. Bootstrap needs a quorum of members up before
-     * any reports healthy, so the first seconds of "unhealthy" are normal, not failures.
+     * Each voting member's own linearizable read, asked of that member alone and all at once. A
+     * member cut off from its peers still answers Status (and may still name the old leader for
+     * a while), and the cluster-wide read goes through the others; only a read through that
+     * member shows it cannot reach the leader. Learners serve no linearizable reads: skipped.
      */
-    public static void await(StepContext context, HostSession session, EtcdLayout layout, List<String> clientUrls,
-                             Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        CommandResult last = null;
-        long nextNote = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            last = check(session, layout, clientUrls);
-            if (last.succeeded()) {
+    private static Optional<String> memberReadProblem(Access access, ClusterStatus status, List<String> clientUrls,
+                                                      Duration timeout) {
+        List<java.util.concurrent.CompletableFuture<Optional<String>>> reads = new ArrayList<>();
+        for (String url : clientUrls) {
+            boolean learner = status.members().stream()
+                    .anyMatch(m -> m.learner() && m.clientUrls().stream().map(Health::key).anyMatch(key(url)::equals));
+            if (!learner) {
+                reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> memberRead(access, url, timeout)));
+            }
+        }
+        List<String> problems = reads.stream().map(java.util.concurrent.CompletableFuture::join)
+                .flatMap(Optional::stream).toList();
+        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+    }
+
+    private static Optional<String> memberRead(Access access, String url, Duration timeout) {
+        try (EtcdAdminClient one = EtcdAdminClient.connect(List.of(url), access.caCert(), access.clientCert(),
+                access.clientKey(), timeout)) {
+            return one.linearizableReadProblem()
+                    .map(why -> "member at " + url + " cannot serve a linearizable read (cut off from the leader?): " + why);
+        } catch (EtcdAdminException e) {
+            return Optional.of("member at " + url + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Why {@code status} does not show every member at {@code clientUrls} healthy with a quorum
+     * behind the cluster; empty when it does. Pure, for tests.
+     */
+    static Optional<String> problem(ClusterStatus status, List<String> clientUrls) {
+        List<String> problems = new ArrayList<>();
+        for (String url : clientUrls) {
+            String key = key(url);
+            Optional<MemberStatus> member = status.members().stream()
+                    .filter(m -> m.clientUrls().stream().map(Health::key).anyMatch(key::equals)).findFirst();
+            if (member.isEmpty()) {
+                problems.add(url + ": no member of the cluster advertises this client URL (not started, or not a member)");
+            } else if (!member.get().healthy()) {
+                MemberStatus m = member.get();
+                problems.add("member " + (m.name().isEmpty() ? m.id() : m.name()) + " at " + url + ": "
+                        + m.error().orElse("did not answer"));
+            } else if (member.get().error().isPresent() && !member.get().learner()) {
+                // It answered, but reports alarms (NOSPACE, CORRUPT): not healthy either.
+                problems.add("member " + member.get().name() + " at " + url + " " + member.get().error().get());
+            }
+        }
+        if (!status.quorum()) {
+            problems.add("the cluster has no quorum (a linearizable read did not go through)");
+        }
+        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+    }
+
+    /** Throws unless every member at {@code clientUrls} is healthy right now; {@code why} starts the message. */
+    public static void require(Access access, List<String> clientUrls, String why) {
+        Optional<String> problem = problem(access, clientUrls, ATTEMPT_TIMEOUT);
+        if (problem.isPresent()) {
+            throw new IllegalStateException(why + "\n" + problem.get()
+                    + "\nBring the unhealthy member back (look at 'journalctl -u " + EtcdLayout.UNIT
+                    + "' on its host; 'etcdwright status' shows every member), then apply again.");
+        }
+    }
+
+    /**
+     * Waits until every member at {@code clientUrls} answers healthy and the cluster has quorum.
+     * Bootstrap needs a quorum of members up before any reports healthy, so the first seconds of
+     * "unhealthy" are normal, not failures; progress is noted about every 10 s.
+     */
+    public static void await(StepContext context, Access access, List<String> clientUrls, Duration timeout)
+            throws InterruptedException {
+        await(context, access, clientUrls, timeout, NOTE_EVERY);
+    }
+
+    static void await(StepContext context, Access access, List<String> clientUrls, Duration timeout, Duration noteEvery)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        long nextNote = start + noteEvery.toNanos();
+        Optional<String> problem;
+        while (true) {
+            // Each attempt gets its full time, even the last: a shortened one would only report
+            // "no answer within 0 ms" instead of what is really wrong.
+            problem = problem(access, clientUrls, ATTEMPT_TIMEOUT);
+            if (problem.isEmpty()) {
                 return;
             }
-            if (System.nanoTime() > nextNote) {
-                context.note("still waiting for " + String.join(", ", clientUrls) + " to report healthy");
-                nextNote = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            long now = System.nanoTime();
+            if (now >= deadline) {
+                break;
             }
-            Thread.sleep(250);
+            if (now >= nextNote) {
+                context.note("waited " + Duration.ofNanos(now - start).toSeconds() + " s for " + clientUrls.size()
+                        + " member(s) to report healthy: " + problem.get());
+                nextNote = now + noteEvery.toNanos();
+            }
+            Thread.sleep(Math.min(PAUSE.toMillis(), Math.max(1, (deadline - now) / 1_000_000)));
         }
-        String detail = last == null ? "" : (last.stdout() + last.stderr()).strip();
         throw new IllegalStateException("etcd did not become healthy within " + timeout.toSeconds() + " s: "
-                + detail + "\nLook at 'journalctl -u " + EtcdLayout.UNIT + "' on the members and at 'etcdwright status'.");
+                + problem.get() + "\nLook at 'journalctl -u " + EtcdLayout.UNIT + "' on the hosts of the members named"
+                + " above and at 'etcdwright status'; once they are healthy, apply again.");
+    }
+
+    /** https://HOST:PORT in lower case, as etcd and this project write client URLs. */
+    private static String key(String url) {
+        try {
+            URI uri = new URI(url.trim());
+            String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(Locale.ROOT);
+            return host + ":" + (uri.getPort() == -1 ? 2379 : uri.getPort());
+        } catch (URISyntaxException e) {
+            return url;
+        }
     }
 }

@@ -39,17 +39,12 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
 
             @Override
             public String script() {
-                String data = layout.dataDir();
-                return "d=" + io.etcdwright.engine.ssh.Shell.quote(data) + "\n"
-                        + "[ -d \"$d\" ] && echo data_dir=1\n"
-                        + "[ -d \"$d/member\" ] && echo member_data=1\n"
-                        + "[ -d \"$d\" ] && echo \"data_bytes=$(du -sb \"$d\" | cut -f1)\"\n"
-                        + "p=\"$d\"; while [ ! -d \"$p\" ]; do p=$(dirname \"$p\"); done\n"
-                        + "echo \"free_bytes=$(df -PB1 \"$p\" | awk 'NR==2 {print $4}')\"\n"
-                        + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && [ -r "
-                        + EtcdLayout.pkiFile("admin.key") + " ]; then\n"
-                        + "  echo \"status=$(" + layout.localEtcdctl() + " endpoint status -w json 2>/dev/null)\"\n"
-                        + "fi\n";
+                return SCRIPT;
+            }
+
+            @Override
+            public java.util.List<String> arguments() {
+                return java.util.List.of(layout.dataDir(), Integer.toString(layout.clientPort()));
             }
 
             @Override
@@ -61,6 +56,25 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             }
         };
     }
+
+    /**
+     * $1 the data directory, $2 the client port. The local member is asked with etcdctl and the
+     * admin certificate on the host itself: these facts must not depend on whether the
+     * workstation can reach the client port.
+     */
+    private static final String SCRIPT = "d=$1 port=$2\n"
+            + "[ -d \"$d\" ] && echo data_dir=1\n"
+            + "[ -d \"$d/member\" ] && echo member_data=1\n"
+            + "[ -d \"$d\" ] && echo \"data_bytes=$(du -sb -- \"$d\" | cut -f1)\"\n"
+            + "p=$d; while [ ! -d \"$p\" ]; do p=$(dirname -- \"$p\"); done\n"
+            + "echo \"free_bytes=$(df -PB1 -- \"$p\" | awk 'NR==2 {print $4}')\"\n"
+            + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && [ -r "
+            + EtcdLayout.pkiFile("admin.key") + " ]; then\n"
+            + "  echo \"status=$(ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
+            + " --cacert=" + EtcdLayout.pkiFile("ca.crt") + " --cert=" + EtcdLayout.pkiFile("admin.crt")
+            + " --key=" + EtcdLayout.pkiFile("admin.key") + " --dial-timeout=2s --command-timeout=3s"
+            + " endpoint status -w json 2>/dev/null)\"\n"
+            + "fi\n";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

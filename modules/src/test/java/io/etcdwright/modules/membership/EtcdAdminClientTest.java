@@ -132,6 +132,37 @@ class EtcdAdminClientTest {
 
     @Test
     @Order(2)
+    void theHealthWaitOfApplyReturnsAtOnceOnAHealthyCluster() throws Exception {
+        Health.Access access = new Health.Access(ca, adminCert, adminKey);
+        assertEquals(java.util.Optional.empty(), Health.problem(access, cluster.clientUrls(), TIMEOUT));
+        long t0 = System.nanoTime();
+        Health.await(new Notes(), access, cluster.clientUrls(), Duration.ofSeconds(30));
+        assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(TIMEOUT.plus(SLACK)) < 0);
+        Health.require(access, cluster.clientUrls().subList(1, 3), "not restarting m1");
+    }
+
+    /** Collects the progress notes of a step. */
+    static final class Notes implements io.etcdwright.engine.plan.StepContext {
+        final List<String> notes = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public io.etcdwright.engine.ssh.HostSession session() {
+            throw new UnsupportedOperationException("health needs no SSH session");
+        }
+
+        @Override
+        public io.etcdwright.engine.ssh.HostSession session(String host) {
+            throw new UnsupportedOperationException("health needs no SSH session");
+        }
+
+        @Override
+        public void note(String message) {
+            notes.add(message);
+        }
+    }
+
+    @Test
+    @Order(2)
     void anyOneEndpointIsEnoughToSeeAllMembers() {
         ClusterStatus status = status(List.of(cluster.node("m2").clientUrl()), adminCert, adminKey);
         assertEquals(3, status.members().size(), status::toString);
@@ -339,6 +370,30 @@ class EtcdAdminClientTest {
         assertTrue(status.quorum(), status::toString);
         assertEquals(1, status.members().stream().filter(MemberStatus::leader).count(), status::toString);
         assertFalse(status.allHealthy());
+
+        // apply's health wait: it names the member that is down, notes progress, and gives up at its deadline.
+        Health.Access access = new Health.Access(ca, adminCert, adminKey);
+        Notes notes = new Notes();
+        long t0h = System.nanoTime();
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Health.await(notes, access, endpoints, Duration.ofSeconds(3), Duration.ofSeconds(1)));
+        Duration waited = Duration.ofNanos(System.nanoTime() - t0h);
+        assertTrue(waited.compareTo(Duration.ofSeconds(3)) >= 0 && waited.compareTo(Duration.ofSeconds(3).plus(Health.ATTEMPT_TIMEOUT)
+                .plus(SLACK)) < 0, "waited " + waited);
+        assertTrue(e.getMessage().contains("did not become healthy within 3 s")
+                && e.getMessage().contains(cluster.node(victim).clientUrl())
+                && e.getMessage().contains("connection refused")
+                && e.getMessage().contains("journalctl -u etcd.service"), e.getMessage());
+        assertFalse(notes.notes.isEmpty(), "progress is noted while waiting");
+        assertTrue(notes.notes.get(0).contains(cluster.node(victim).clientUrl()), notes.notes.toString());
+        // A restart of another member is refused while this one is down.
+        String leaderUrl = status.leader().orElseThrow().clientUrls().get(0);
+        List<String> others = endpoints.stream().filter(u -> !u.equals(leaderUrl)).toList();
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> Health.require(access, others, "not restarting x"));
+        assertTrue(refused.getMessage().startsWith("not restarting x")
+                && refused.getMessage().contains(cluster.node(victim).clientUrl()),
+                refused.getMessage());
     }
 
     @Test

@@ -33,4 +33,28 @@ class MemberFactsTest {
         assertFalse(f.dataDirExists());
         assertTrue(f.status().isEmpty());
     }
+
+    @Test
+    void theDataDirAndPortReachTheProbeAsLiteralArgumentsOfAFixedScript(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        io.etcdwright.modules.LocalHost host = new io.etcdwright.modules.LocalHost(dir);
+        String benign = MemberFacts.probe(EtcdLayout.DEFAULT).script();
+        for (String value : host.hostileValues()) {
+            var probe = MemberFacts.probe(new EtcdLayout(value, 2379, 2380));
+            assertEquals(benign, probe.script(), "the probe is the same text whatever the data dir");
+            host.assertArrivesLiterally(new io.etcdwright.engine.ssh.RemoteCommand.Script(probe.script(), probe.arguments()),
+                    java.util.List.of(value, "2379"));
+        }
+        // The real probe against a data dir whose name is made of shell syntax: data, not code.
+        java.nio.file.Path data = java.nio.file.Files.createDirectories(
+                dir.resolve("-d $(touch pwned-member);'\"`touch pwned-tick`").resolve("member"));
+        var probe = MemberFacts.probe(new EtcdLayout(data.getParent().toString(), 2379, 2380));
+        var run = host.run(new io.etcdwright.engine.ssh.RemoteCommand.Script(probe.script(), probe.arguments()),
+                new byte[0], false);
+        MemberFacts facts = probe.parse(run.stdout());
+        assertTrue(facts.dataDirExists(), run.stdout() + run.stderr());
+        assertTrue(facts.hasMemberData());
+        assertTrue(facts.freeBytes() > 0, run.stdout());
+        host.assertNoMarkers();
+    }
 }
