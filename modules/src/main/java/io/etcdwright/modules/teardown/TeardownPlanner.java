@@ -4,9 +4,10 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Step;
-import io.etcdwright.engine.ssh.Shell;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
+import io.etcdwright.modules.data.DataDirWipe;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,22 @@ import java.util.Map;
  */
 public final class TeardownPlanner {
     private TeardownPlanner() {
+    }
+
+    /** $1 the unit, $2 its file. Stopping a unit that is not there is not an error: teardown must be re-runnable. */
+    private static final String STOP_AND_REMOVE_UNIT_CODE = "systemctl disable --now \"$1\" >/dev/null 2>&1;"
+            + " rm -f -- \"$2\" && systemctl daemon-reload && systemctl reset-failed \"$1\" 2>/dev/null; true";
+    static final RemoteCommand STOP_AND_REMOVE_UNIT = RemoteCommand.script(STOP_AND_REMOVE_UNIT_CODE,
+            EtcdLayout.UNIT, EtcdLayout.UNIT_FILE);
+    static final RemoteCommand REMOVE_CONFIG = RemoteCommand.exec("rm", "-rf", "--", EtcdLayout.CONFIG_DIR);
+    static final RemoteCommand REMOVE_BINARIES = removeBinaries();
+
+    private static RemoteCommand removeBinaries() {
+        List<String> argv = new ArrayList<>(List.of("rm", "-rf", "--", EtcdLayout.INSTALL_ROOT));
+        for (String tool : EtcdLayout.TOOLS) {
+            argv.add(EtcdLayout.LINK_DIR + "/" + tool);
+        }
+        return new RemoteCommand.Exec(argv);
     }
 
     public static Plan plan(String clusterName, Map<String, EtcdHostFacts> facts, EtcdLayout layout, boolean wipeData) {
@@ -34,9 +51,7 @@ public final class TeardownPlanner {
                         .reason(f.service().running() ? "running" : "installed")
                         .observed(f.service().toString())
                         .does(ctx -> {
-                            ctx.session().run("systemctl disable --now " + EtcdLayout.UNIT + " >/dev/null 2>&1; rm -f "
-                                    + EtcdLayout.UNIT_FILE + " && systemctl daemon-reload && systemctl reset-failed "
-                                    + EtcdLayout.UNIT + " 2>/dev/null; true").orThrow(host);
+                            ctx.session().run(STOP_AND_REMOVE_UNIT).orThrow(host);
                             return Outcome.CHANGED;
                         });
                 steps.add(stop);
@@ -47,32 +62,28 @@ public final class TeardownPlanner {
                 steps.add(Step.on(host, "teardown", "config").kind(ChangeKind.DELETE)
                         .summary("remove " + EtcdLayout.CONFIG_DIR + " (config and certificates)").reason("present")
                         .after(after).does(ctx -> {
-                            ctx.session().run("rm -rf " + EtcdLayout.CONFIG_DIR).orThrow(host);
+                            ctx.session().run(REMOVE_CONFIG).orThrow(host);
                             return Outcome.CHANGED;
                         }));
             }
             boolean binariesPresent = !f.install().installedVersions().isEmpty() || f.install().etcdVersion().isPresent();
             if (binariesPresent) {
-                StringBuilder rm = new StringBuilder("rm -rf " + EtcdLayout.INSTALL_ROOT);
-                for (String tool : EtcdLayout.TOOLS) {
-                    rm.append(" ").append(EtcdLayout.LINK_DIR).append('/').append(tool);
-                }
                 steps.add(Step.on(host, "teardown", "binaries").kind(ChangeKind.DELETE)
                         .summary("remove etcd binaries").reason("installed: " + String.join(", ", f.install().installedVersions()))
                         .after(after).does(ctx -> {
-                            ctx.session().run(rm.toString()).orThrow(host);
+                            ctx.session().run(REMOVE_BINARIES).orThrow(host);
                             return Outcome.CHANGED;
                         }));
             }
             if (f.member().dataDirExists()) {
                 if (wipeData) {
+                    DataDirWipe.pathRefusal(layout.dataDir()).ifPresent(why -> warnings.add(host + ": data dir "
+                            + layout.dataDir() + " will not be deleted: " + why));
                     steps.add(Step.on(host, "teardown", "data").kind(ChangeKind.DELETE)
                             .summary("DELETE data dir " + layout.dataDir())
                             .reason("--wipe-data" + (f.member().hasMemberData() ? "; it holds member data" : ""))
-                            .after(after).does(ctx -> {
-                                ctx.session().run("rm -rf " + Shell.quote(layout.dataDir())).orThrow(host);
-                                return Outcome.CHANGED;
-                            }));
+                            .after(after)
+                            .does(ctx -> DataDirWipe.outcome(DataDirWipe.wipe(ctx.session(), layout.dataDir()))));
                 } else if (f.member().hasMemberData()) {
                     warnings.add(host + ": data dir " + layout.dataDir() + " is kept (it holds member data); "
                             + "pass --wipe-data to delete it");

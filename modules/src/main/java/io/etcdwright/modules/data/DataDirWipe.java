@@ -1,0 +1,152 @@
+package io.etcdwright.modules.data;
+
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.ssh.CommandResult;
+import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.engine.ssh.RemoteCommand;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The one way etcdwright deletes an etcd data directory (destroy --wipe-data today; replacing a
+ * member or restoring a snapshot later). A data directory is deleted only if, ON THE HOST, at the
+ * moment of deleting, it is empty or holds nothing but an etcd member directory with {@code wal}
+ * and/or {@code snap} in it; it is refused if it is a symbolic link, not a directory, or a system
+ * directory (by its own path or the physical path it resolves to). Facts gathered earlier are
+ * not trusted for this: the directory may have changed, or be another one than the spec meant.
+ */
+public final class DataDirWipe {
+    /** Exit code of the script when it refuses; anything else non-zero is a failure to delete. */
+    static final int REFUSED = 3;
+
+    /** Directories that are never a data directory themselves. */
+    static final List<String> SYSTEM_DIRS = List.of("/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32",
+            "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp",
+            "/usr", "/var", "/var/lib", "/var/log", "/var/tmp", "/var/cache", "/var/spool", "/var/mail", "/var/opt",
+            "/var/run", "/var/local", "/etc/etcd", "/opt/etcd");
+    /** Trees nothing of etcd's lives in. */
+    static final List<String> SYSTEM_TREES = List.of("/proc", "/sys", "/dev", "/usr", "/boot", "/bin", "/sbin",
+            "/lib", "/lib32", "/lib64", "/libx32", "/root/.ssh", "/etc/ssh");
+
+    /** What the host said. */
+    public enum Result { WIPED, ABSENT }
+
+    /** A refusal: nothing was deleted, and the message says what was found and what to do. */
+    public static final class RefusedException extends RuntimeException {
+        RefusedException(String message) {
+            super(message);
+        }
+    }
+
+    private DataDirWipe() {
+    }
+
+    /**
+     * Why {@code path} may not be wiped, judged by the path alone; empty if it may be looked at.
+     * Absolute, normalized (no ".", "..", "//" or trailing "/"), and no system directory.
+     */
+    public static Optional<String> pathRefusal(String path) {
+        if (path == null || path.isEmpty()) {
+            return Optional.of("the path is empty");
+        }
+        if (!path.startsWith("/")) {
+            return Optional.of("the path is not absolute");
+        }
+        if (path.indexOf('\0') >= 0 || path.indexOf('\n') >= 0) {
+            return Optional.of("the path contains a control character");
+        }
+        if (path.length() > 1 && (path.endsWith("/") || path.contains("//") || path.contains("/./")
+                || path.endsWith("/.") || path.contains("/../") || path.endsWith("/.."))) {
+            return Optional.of("the path is not normalized (it has '//', '.', '..' or a trailing '/')");
+        }
+        return systemDirectory(path);
+    }
+
+    static Optional<String> systemDirectory(String path) {
+        if (SYSTEM_DIRS.contains(path)) {
+            return Optional.of(path + " is a system directory");
+        }
+        for (String tree : SYSTEM_TREES) {
+            if (path.equals(tree) || path.startsWith(tree + "/")) {
+                return Optional.of(path + " is inside the system directory " + tree);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The check-then-delete, in one script on the host so nothing can change in between. $1 is the
+     * path. Refusals go to stderr with exit code 3 and delete nothing.
+     */
+    static final String SCRIPT = "set -u\n"
+            + "d=$1\n"
+            + "refuse() { printf 'refusing to delete %s: %s\\n' \"$d\" \"$1\" >&2; exit " + REFUSED + "; }\n"
+            + "if [ -L \"$d\" ]; then refuse \"it is a symbolic link (to $(readlink -- \"$d\")), not a directory\"; fi\n"
+            + "[ -e \"$d\" ] || { echo absent; exit 0; }\n"
+            + "[ -d \"$d\" ] || refuse 'it is not a directory'\n"
+            + "real=$(cd -P -- \"$d\" && pwd -P) || refuse 'it cannot be entered'\n"
+            + "case $real in\n"
+            + "  " + SYSTEM_DIRS.stream().map(DataDirWipe::shellPattern).collect(Collectors.joining("|"))
+            + ") refuse \"it is the system directory $real\" ;;\n"
+            + "  " + SYSTEM_TREES.stream().map(t -> shellPattern(t) + "|" + shellPattern(t) + "/*").collect(Collectors.joining("|"))
+            + ") refuse \"it resolves to $real, inside a system directory\" ;;\n"
+            + "esac\n"
+            + "n=0 found=''\n"
+            + "for e in \"$d\"/* \"$d\"/.[!.]* \"$d\"/..?*; do\n"
+            + "  [ -e \"$e\" ] || [ -L \"$e\" ] || continue\n"
+            + "  name=${e##*/}\n"
+            + "  if [ \"$name\" = member ] && [ -d \"$e\" ] && [ ! -L \"$e\" ]; then continue; fi\n"
+            + "  n=$((n+1)); [ \"$n\" -le 5 ] && found=\"$found '$name'\"\n"
+            + "done\n"
+            + "[ \"$n\" -gt 5 ] && found=\"$found and $((n-5)) more\"\n"
+            + "[ \"$n\" -eq 0 ] || refuse \"it does not look like an etcd data directory: besides member/ it holds$found\"\n"
+            + "if [ -d \"$d/member\" ] && [ ! -d \"$d/member/wal\" ] && [ ! -d \"$d/member/snap\" ]; then\n"
+            + "  refuse \"its member/ directory holds neither wal/ nor snap/, so it is not etcd's:$(ls -A -- \"$d/member\" | head -n 5 | sed \"s/^/ '/; s/\\$/'/\" | tr '\\n' ' ')\"\n"
+            + "fi\n"
+            + "rm -rf -- \"$d\"\n"
+            + "echo wiped\n";
+
+    /** The command that checks and deletes {@code path}; refuses a path that fails {@link #pathRefusal}. */
+    public static RemoteCommand command(String path) {
+        pathRefusal(path).ifPresent(why -> {
+            throw new RefusedException("refusing to delete data directory " + path + ": " + why + ". Nothing was deleted;"
+                    + " set etcd.dataDir to the directory etcd really uses.");
+        });
+        return new RemoteCommand.Script(SCRIPT, List.of(path));
+    }
+
+    /**
+     * Deletes the data directory at {@code path} on the session's host if it is safe to, as
+     * described above; otherwise throws {@link RefusedException} and deletes nothing.
+     */
+    public static Result wipe(HostSession session, String path) {
+        String host = session.target().name();
+        CommandResult result = session.run(command(path));
+        return interpret(host, path, result);
+    }
+
+    static Result interpret(String host, String path, CommandResult result) {
+        if (result.exitCode() == REFUSED) {
+            throw new RefusedException(host + ": " + result.stderr().strip() + ". Nothing was deleted. If this really"
+                    + " is the member's data directory, look at what is in it and move the other files away"
+                    + " by hand; otherwise correct etcd.dataDir.");
+        }
+        result.orThrow(host);
+        return result.stdout().strip().equals("absent") ? Result.ABSENT : Result.WIPED;
+    }
+
+    /** Outcome for a step. */
+    public static Outcome outcome(Result result) {
+        return result == Result.WIPED ? Outcome.CHANGED : Outcome.OK;
+    }
+
+    private static String shellPattern(String path) {
+        // Constants of this class, made only of characters that are literal in a case pattern.
+        if (!path.matches("[A-Za-z0-9/._]+")) {
+            throw new IllegalStateException("unexpected system path " + path);
+        }
+        return path;
+    }
+}
