@@ -19,7 +19,7 @@ final class ValidateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
-        desired.warnings().forEach(w -> spec.commandLine().getErr().println(w));
+        desired.warnings().forEach(w -> spec.commandLine().getErr().println(SecretRedaction.redact(w.toString())));
         spec.commandLine().getOut().printf("%s and %s are valid: cluster %s, %d member%s (%s)%n",
                 input.inventory, input.spec, desired.spec().name(), desired.members().size(),
                 desired.members().size() == 1 ? "" : "s",

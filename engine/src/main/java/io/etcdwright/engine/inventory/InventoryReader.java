@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
 final class InventoryReader {
 
     private static final String PRIORITY = "ansible_group_priority";
-    private static final String KNOWN_HOSTS = "etcdwright_known_hosts_file";
+    private static final String KNOWN_HOSTS = InventoryValues.KNOWN_HOSTS;
     private static final Pattern HOST_RANGE = Pattern.compile(".*\\[[^\\]]*:[^\\]]*\\].*");
     private static final Pattern HOST_WITH_PORT = Pattern.compile("^[^:\\[\\]]+:\\d+$");
 
@@ -40,10 +40,12 @@ final class InventoryReader {
     private final Problems problems;
     private final Map<String, GroupDraft> groups = new LinkedHashMap<>();
     private final Map<String, HostDraft> hosts = new LinkedHashMap<>();
+    private final InventoryValues values;
 
     InventoryReader(YamlDocument document, Problems problems) {
         this.document = document;
         this.problems = problems;
+        this.values = new InventoryValues(document, problems);
     }
 
     /**
@@ -62,6 +64,7 @@ final class InventoryReader {
         adoptOrphansAndUngroupedHosts();
         Map<String, Integer> depths = depths();
         warnAboutVariablesWeDoNotRead();
+        checkValuesWeRead();
         Map<String, InventoryHost> built = new LinkedHashMap<>();
         for (HostDraft host : hosts.values()) {
             built.put(host.name, build(host, mergedVars(host, depths)));
@@ -107,6 +110,9 @@ final class InventoryReader {
             problems.errorAtKey(document, path, "write the SSH port as the variable ansible_port: " + port
                     + ", not in the host name");
             return;
+        }
+        if (!hosts.containsKey(name)) {
+            values.checkHostName(name, path);
         }
         group.hosts.add(name);
         HostDraft host = hosts.computeIfAbsent(name, n -> new HostDraft(n, document.keyLocationOf(path), path));
@@ -246,6 +252,17 @@ final class InventoryReader {
                     problems.warningAtKey(document, path, PRIORITY + " orders groups; on a host it does nothing");
                 }
             });
+        }
+    }
+
+    /** Each value of a variable etcdwright reads, where it is written. */
+    private void checkValuesWeRead() {
+        for (GroupDraft group : groups.values()) {
+            boolean all = group.name.equals(Inventory.ALL);
+            group.varPaths.forEach((var, path) -> values.checkVariable(var, group.vars.get(var), path, all));
+        }
+        for (HostDraft host : hosts.values()) {
+            host.varPaths.forEach((var, path) -> values.checkVariable(var, host.vars.get(var), path, false));
         }
     }
 

@@ -97,12 +97,21 @@ public record FieldPath(List<Segment> segments) {
                 if (dotted.length() > 0) {
                     dotted.append('.');
                 }
-                dotted.append(key.name());
+                dotted.append(printable(key.name()));
             } else if (segment instanceof Index index) {
                 dotted.append('[').append(index.index()).append(']');
             }
         }
         return dotted.toString();
+    }
+
+    /** A key as messages show it: control characters escaped, so a key cannot rewrite the line it is printed on. */
+    private static String printable(String name) {
+        if (Quoted.firstControl(name) < 0) {
+            return name;
+        }
+        String quoted = Quoted.of(name);
+        return quoted.substring(1, quoted.lastIndexOf('"'));
     }
 
     private FieldPath append(Segment segment) {

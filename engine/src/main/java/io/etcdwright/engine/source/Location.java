@@ -7,25 +7,22 @@ import java.util.Objects;
  * A position in an input file, 1-based, as editors and compilers count it.
  *
  * <p>{@code file} is kept exactly as the user typed it (relative stays relative) so that
- * messages point at the path they recognise. Line 0 means "the file as a whole" (it could
- * not be read, or the problem has no better place); such a location prints as just the file.
+ * messages point at the path they recognise. A problem about the file as a whole (it cannot
+ * be read, it is too large, it is empty) is placed at 1:1, so that every message has the same
+ * {@code file:line:col} shape for editors, terminals and scripts.
  */
 public record Location(Path file, int line, int column) implements Comparable<Location> {
 
     public Location {
         Objects.requireNonNull(file, "file");
-        if (line < 0 || column < 0) {
-            throw new IllegalArgumentException("line and column are 1-based (0 for the whole file): " + line + ":" + column);
+        if (line < 1 || column < 1) {
+            throw new IllegalArgumentException("line and column are 1-based: " + line + ":" + column);
         }
     }
 
-    /** The file as a whole, for problems that have no line (missing file, empty file). */
+    /** The start of the file, for problems that have no better place (missing file, empty file). */
     public static Location ofFile(Path file) {
-        return new Location(file, 0, 0);
-    }
-
-    public boolean isWholeFile() {
-        return line == 0;
+        return new Location(file, 1, 1);
     }
 
     @Override
@@ -40,6 +37,6 @@ public record Location(Path file, int line, int column) implements Comparable<Lo
 
     @Override
     public String toString() {
-        return isWholeFile() ? file.toString() : file + ":" + line + ":" + column;
+        return file + ":" + line + ":" + column;
     }
 }

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The words of {@link SchemaCheck}'s messages: what a keyword demands, said the way an operator
@@ -68,8 +70,8 @@ final class SchemaMessages {
             case "const" -> "must be " + (limit.isTextual() ? limit.asText() : limit.toString());
             case "pattern" -> "must match the pattern " + limit.asText();
             case "minimum", "maximum" -> owner.has("minimum") && owner.has("maximum")
-                    ? "must be between " + owner.get("minimum") + " and " + owner.get("maximum")
-                    : keyword.equals("minimum") ? "must be at least " + limit : "must be at most " + limit;
+                    ? "must be between " + owner.get("minimum") + " and " + owner.get("maximum") + unit(owner)
+                    : (keyword.equals("minimum") ? "must be at least " + limit : "must be at most " + limit) + unit(owner);
             case "exclusiveMinimum" -> "must be greater than " + limit;
             case "exclusiveMaximum" -> "must be less than " + limit;
             case "minLength" -> limit.asInt() == 1 ? "must not be empty" : "must be at least " + limit + " characters long";
@@ -83,6 +85,14 @@ final class SchemaMessages {
             default -> error.getMessage();
         };
     }
+
+    /** " days" for a field titled "... (days)": a bare number invites the wrong unit (seconds? hours?). */
+    private static String unit(JsonNode owner) {
+        Matcher unit = UNIT_IN_TITLE.matcher(owner.path("title").asText(""));
+        return unit.find() ? " " + unit.group(1) : "";
+    }
+
+    private static final Pattern UNIT_IN_TITLE = Pattern.compile("\\(([a-z]+)\\)$");
 
     private static String expectedTypes(JsonNode type) {
         if (type.isArray()) {
@@ -134,8 +144,7 @@ final class SchemaMessages {
     }
 
     private static String quote(String text) {
-        String shown = text.length() > 60 ? text.substring(0, 57) + "..." : text;
-        return '"' + shown.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + '"';
+        return Quoted.of(text);
     }
 
     private static String join(JsonNode values) {

@@ -3,6 +3,7 @@ package io.etcdwright.engine.source;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -136,10 +137,35 @@ public final class YamlDocument {
         return pointer.isEmpty() ? "" : pointer.substring(0, pointer.lastIndexOf('/'));
     }
 
+    /**
+     * The file's text, refusing before reading what could not be an input file: something
+     * other than a regular file (a directory, /dev/zero, a FIFO that never ends), more than
+     * {@link InputLimits#MAX_FILE_BYTES}, or not UTF-8.
+     */
     private static String read(Path file) {
         try {
+            if (Files.isDirectory(file)) {
+                throw fileProblem(file, "cannot read: it is a directory, not a file");
+            }
+            if (Files.exists(file) && !Files.isRegularFile(file)) {
+                throw fileProblem(file, "cannot read: not a regular file (a device, a pipe or a socket); give the path of a YAML file");
+            }
+            byte[] bytes;
+            try (InputStream in = Files.newInputStream(file)) {
+                // Read one byte past the limit: the size a file claims may change while we read.
+                bytes = in.readNBytes(InputLimits.MAX_FILE_BYTES + 1);
+            }
+            if (bytes.length > InputLimits.MAX_FILE_BYTES) {
+                throw fileProblem(file, "the file is larger than " + InputLimits.size(InputLimits.MAX_FILE_BYTES)
+                        + " (" + Files.size(file) + " bytes); an inventory or desired state is a few kilobytes:"
+                        + " is this the right file?");
+            }
             // A strict decoder: a binary or Latin-1 file must be refused, not read as mojibake.
-            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+            String text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+            if (text.indexOf('\0') >= 0) {
+                throw fileProblem(file, "cannot read: the file contains NUL bytes, so it is binary, not YAML text (is this the right file?)");
+            }
+            return text;
         } catch (CharacterCodingException e) {
             throw fileProblem(file, "cannot read: not UTF-8 text (is this the right file?)");
         } catch (NoSuchFileException e) {

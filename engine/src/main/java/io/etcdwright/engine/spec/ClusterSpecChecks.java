@@ -1,30 +1,38 @@
 package io.etcdwright.engine.spec;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.etcdwright.engine.source.Addresses;
 import io.etcdwright.engine.source.FieldPath;
-import io.etcdwright.engine.source.Listing;
+import io.etcdwright.engine.source.HostPaths;
 import io.etcdwright.engine.source.Problems;
+import io.etcdwright.engine.source.Quoted;
+import io.etcdwright.engine.source.UrlTemplates;
+import io.etcdwright.engine.source.WorkstationFiles;
 import io.etcdwright.engine.source.YamlDocument;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a spec must satisfy beyond its schema, checked without the inventory. A check skips a
- * field the schema already found wrong: its value was replaced by a default, and a second
- * message about a value the operator never wrote would only mislead.
+ * What a spec must satisfy beyond its schema, checked without the inventory: each value by what
+ * it is (a path on the hosts, a URL, a certificate name, a file on the workstation, an etcd
+ * setting), since every one of them ends up in a file, a command or a certificate on a host.
+ * A check skips a field the schema already found wrong: its value was replaced by a default,
+ * and a second message about a value the operator never wrote would only mislead.
  */
 final class ClusterSpecChecks {
 
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\{([^}]*)}");
-    /** Directories a data dir must never be: destroy empties the data dir. */
-    private static final Set<String> SYSTEM_DIRECTORIES = Set.of("/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib",
-            "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/usr/local", "/var",
-            "/var/lib", "/var/tmp", "/var/log");
+    private static final Set<String> WEB = new LinkedHashSet<>(List.of("https", "http"));
+    private static final Set<String> PUSH_SCHEMES = new LinkedHashSet<>(List.of("https", "http", "file"));
+    /** etcd config keys: lower-case words joined by '-'. */
+    private static final Pattern SETTING_KEY = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)*");
+    /** etcd refuses to start with an election timeout above this (milliseconds). */
+    private static final int MAX_ELECTION_TIMEOUT = 50_000;
 
     private final YamlDocument document;
     private final ClusterSpec spec;
@@ -37,6 +45,7 @@ final class ClusterSpecChecks {
     }
 
     void run() {
+        checkControlCharacters(document.root(), FieldPath.ROOT);
         checkVersion();
         checkPorts();
         checkDataDir();
@@ -44,6 +53,33 @@ final class ClusterSpecChecks {
         checkArtifacts();
         checkPki();
         checkBackup();
+    }
+
+    /**
+     * No key or text of a spec may hold a control character: every one of them can reach a
+     * host (a file, a command line, a certificate), where a newline or a NUL changes its meaning.
+     */
+    private void checkControlCharacters(JsonNode node, FieldPath path) {
+        if (node.isTextual()) {
+            int at = Quoted.firstControl(node.textValue());
+            if (at >= 0 && !reported(path)) {
+                problems.error(document, path, "contains a control character (" + Quoted.of(String.valueOf(node.textValue().charAt(at)))
+                        + " at position " + (at + 1) + "); got " + Quoted.of(node.textValue()));
+            }
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                checkControlCharacters(node.get(i), path.index(i));
+            }
+        } else if (node.isObject()) {
+            node.properties().forEach(field -> {
+                FieldPath child = path.key(field.getKey());
+                if (Quoted.firstControl(field.getKey()) >= 0) {
+                    problems.errorAtKey(document, child, "the key " + Quoted.of(field.getKey()) + " contains a control character");
+                } else {
+                    checkControlCharacters(field.getValue(), child);
+                }
+            });
+        }
     }
 
     private void checkVersion() {
@@ -85,58 +121,80 @@ final class ClusterSpecChecks {
 
     private void checkDataDir() {
         FieldPath dataDir = FieldPath.of("etcd", "dataDir");
-        if (reported(dataDir)) {
-            return;
-        }
-        String normalized = Path.of(spec.etcd().dataDir()).normalize().toString();
-        if (SYSTEM_DIRECTORIES.contains(normalized)) {
-            problems.error(document, dataDir, normalized + " is a system directory, and destroy empties the data directory;"
-                    + " use a directory of its own, like /var/lib/etcd");
+        if (!reported(dataDir)) {
+            HostPaths.problem(spec.etcd().dataDir(), EtcdSettings.DEFAULT_DATA_DIR)
+                    .ifPresent(problem -> problems.error(document, dataDir, problem));
         }
     }
 
     private void checkSettings() {
+        // Not skipped when one key was refused by the schema: every other key still deserves its check.
         FieldPath settings = FieldPath.of("etcd", "settings");
-        if (reported(settings)) {
+        for (Map.Entry<String, Object> setting : spec.etcd().settings().entrySet()) {
+            String key = setting.getKey();
+            FieldPath at = settings.key(key);
+            if (reported(at)) {
+                continue;
+            }
+            Optional<String> managed = ManagedSettings.managed(key);
+            if (managed.isPresent()) {
+                problems.errorAtKey(document, at, managed.get());
+            } else if (!SETTING_KEY.matcher(key).matches()) {
+                problems.errorAtKey(document, at, "is not an etcd setting: etcd's config keys are lower-case words joined by"
+                        + " '-', like heartbeat-interval; got " + Quoted.of(key));
+            } else if (setting.getValue() instanceof Map<?, ?>) {
+                problems.error(document, at, "must be a value or a list of values, not a mapping (the settings that take"
+                        + " mappings are the TLS ones etcdwright manages)");
+            } else if (setting.getValue() instanceof List<?> list && list.stream().anyMatch(item -> item instanceof Map || item instanceof List)) {
+                problems.error(document, at, "must be a list of plain values");
+            } else {
+                ManagedSettings.valueProblem(key, setting.getValue()).ifPresent(problem -> problems.error(document, at, problem));
+            }
+        }
+        checkTimeouts(settings);
+    }
+
+    /** etcd refuses to start when the election timeout is under five heartbeats or over 50 s. */
+    private void checkTimeouts(FieldPath settings) {
+        FieldPath election = settings.key("election-timeout");
+        FieldPath heartbeat = settings.key("heartbeat-interval");
+        Map<String, Object> written = spec.etcd().settings();
+        if (!(written.get("election-timeout") instanceof Integer electionMs) || reported(election)) {
             return;
         }
-        for (String key : spec.etcd().settings().keySet()) {
-            ManagedSetting.insteadOf(key).ifPresent(instead ->
-                    problems.errorAtKey(document, settings.key(key), "'" + key + "' is set by etcdwright; " + instead));
+        if (electionMs > MAX_ELECTION_TIMEOUT) {
+            problems.error(document, election, "must be at most " + MAX_ELECTION_TIMEOUT + " (milliseconds; etcd refuses more), got "
+                    + electionMs);
+        }
+        int heartbeatMs = written.get("heartbeat-interval") instanceof Integer h ? h : 100;
+        if (!reported(heartbeat) && heartbeatMs >= 1 && electionMs < 5 * heartbeatMs) {
+            problems.error(document, election, "must be at least 5 times heartbeat-interval (" + heartbeatMs
+                    + " ms), or etcd refuses to start; got " + electionMs);
         }
     }
 
     private void checkArtifacts() {
-        FieldPath url = FieldPath.of("artifacts", "url");
         Artifacts artifacts = spec.artifacts();
-        if (!reported(url)) {
+        // The workstation may read a local file (push); hosts fetch over the network only.
+        Set<String> schemes = artifacts.source() == ArtifactSource.PUSH ? PUSH_SCHEMES : WEB;
+        FieldPath url = FieldPath.of("artifacts", "url");
+        if (!reported(url) && !reported(FieldPath.of("artifacts", "source"))) {
             if (!artifacts.urlTemplate().contains("{version}")) {
                 problems.error(document, url, "must contain {version}, or every etcd version would download the same file");
             }
-            checkPlaceholders(url, artifacts.urlTemplate());
+            UrlTemplates.problem(artifacts.urlTemplate(), schemes, Artifacts.PLACEHOLDERS)
+                    .ifPresent(problem -> problems.error(document, url, problem));
         }
         FieldPath checksumsUrl = FieldPath.of("artifacts", "checksumsUrl");
-        if (!reported(checksumsUrl)) {
-            artifacts.checksumsUrlTemplate().ifPresent(template -> checkPlaceholders(checksumsUrl, template));
+        if (!reported(checksumsUrl) && !reported(FieldPath.of("artifacts", "source"))) {
+            artifacts.checksumsUrlTemplate().flatMap(template -> UrlTemplates.problem(template, schemes, Artifacts.PLACEHOLDERS))
+                    .ifPresent(problem -> problems.error(document, checksumsUrl, problem));
             String version = spec.etcd().version();
             if (artifacts.checksumsUrlTemplate().isEmpty() && !reported(FieldPath.of("artifacts", "sha256"))
                     && Version.tryParse(version).isPresent() && artifacts.pinnedSha256(version).isEmpty()) {
                 problems.error(document, checksumsUrl, "is null, so artifacts.sha256 must pin etcd " + version
                         + "; otherwise the download cannot be verified");
             }
-        }
-    }
-
-    private void checkPlaceholders(FieldPath at, String template) {
-        Set<String> unknown = new LinkedHashSet<>();
-        Matcher matcher = PLACEHOLDER.matcher(template);
-        while (matcher.find()) {
-            if (!Artifacts.PLACEHOLDERS.contains(matcher.group(1))) {
-                unknown.add("{" + matcher.group(1) + "}");
-            }
-        }
-        if (!unknown.isEmpty()) {
-            problems.error(document, at, "unknown placeholder " + Listing.of(unknown) + " (known: {version}, {arch})");
         }
     }
 
@@ -155,70 +213,74 @@ final class ClusterSpecChecks {
             problems.warning(document, validity, "certificates valid for " + written.validityDays()
                     + " days would outlive their CA (caValidityDays: " + written.caValidityDays() + ")");
         }
+        FieldPath dir = pki.key("dir");
+        if (!reported(dir)) {
+            written.dir().filter(path -> Files.exists(path) && !Files.isDirectory(path)).ifPresent(path ->
+                    problems.error(document, dir, path + " exists and is not a directory; the PKI directory holds the CA"
+                            + " and every certificate etcdwright issues"));
+        }
         FieldPath ca = pki.key("ca");
         if (!reported(ca)) {
-            checkReadableFile(ca.key("cert"), written.caCert());
-            checkReadableFile(ca.key("key"), written.caKey());
+            checkReadableFile(ca.key("cert"), written.caCert(), "CA certificate");
+            checkReadableFile(ca.key("key"), written.caKey(), "CA private key");
+        }
+        FieldPath extraSans = pki.key("extraSans");
+        if (!reported(extraSans)) {
+            JsonNode sans = document.root().at(extraSans.pointer());
+            for (int i = 0; i < sans.size(); i++) {
+                FieldPath at = extraSans.index(i);
+                if (sans.get(i).isTextual() && !reported(at)) {
+                    Addresses.problem(sans.get(i).textValue())
+                            .ifPresent(problem -> problems.error(document, at, problem + " (it goes into every server certificate)"));
+                }
+            }
         }
     }
 
-    private void checkReadableFile(FieldPath at, Optional<Path> file) {
-        if (file.isEmpty()) {
+    private void checkReadableFile(FieldPath at, Optional<Path> file, String what) {
+        if (file.isEmpty() || reported(at)) {
             return;
         }
-        Path path = file.get();
-        String relativeTo = " (relative paths start from the directory of " + spec.file() + ")";
-        if (!Files.exists(path)) {
-            problems.error(document, at, "file " + path + " does not exist" + relativeTo);
-        } else if (!Files.isRegularFile(path)) {
-            problems.error(document, at, path + " is not a regular file" + relativeTo);
-        } else if (!Files.isReadable(path)) {
-            problems.error(document, at, "file " + path + " cannot be read: permission denied");
-        }
+        String written = document.root().at(at.pointer()).asText();
+        WorkstationFiles.problem(file.get(), what, written)
+                .ifPresent(problem -> problems.error(document, at, problem));
     }
 
     private void checkBackup() {
-        FieldPath path = FieldPath.of("backup", "store", "path");
-        if (spec.backup().isEmpty() || reported(path) || reported(FieldPath.of("etcd", "dataDir"))
-                || !(spec.backup().get().store() instanceof BackupStore.Directory directory)) {
+        if (spec.backup().isEmpty()) {
             return;
         }
-        Path backups = Path.of(directory.path()).normalize();
-        Path dataDir = Path.of(spec.etcd().dataDir()).normalize();
-        if (backups.startsWith(dataDir) || dataDir.startsWith(backups)) {
-            problems.error(document, path, "backups in " + backups + " would share the data directory " + dataDir
-                    + " and be lost with it; use a directory of their own, like " + BackupStore.DEFAULT_PATH);
+        BackupPolicy backup = spec.backup().get();
+        FieldPath store = FieldPath.of("backup", "store");
+        FieldPath path = store.key("path");
+        String directoryPath = backup.store() instanceof BackupStore.Directory directory ? directory.path()
+                : backup.store() instanceof BackupStore.Sftp sftp ? sftp.path() : null;
+        if (directoryPath != null && !reported(path)) {
+            Optional<String> problem = HostPaths.problem(directoryPath, BackupStore.DEFAULT_PATH);
+            problem.ifPresent(message -> problems.error(document, path, message));
+            if (problem.isEmpty() && backup.store() instanceof BackupStore.Directory && !reported(FieldPath.of("etcd", "dataDir"))) {
+                Path backups = Path.of(directoryPath);
+                Path dataDir = Path.of(spec.etcd().dataDir());
+                if (backups.startsWith(dataDir) || dataDir.startsWith(backups)) {
+                    problems.error(document, path, "backups in " + backups + " would share the data directory " + dataDir
+                            + " and be lost with it; use a directory of their own, like " + BackupStore.DEFAULT_PATH);
+                }
+            }
         }
+        if (backup.store() instanceof BackupStore.Sftp sftp && !reported(store.key("host"))) {
+            Addresses.problem(sftp.host()).ifPresent(problem -> problems.error(document, store.key("host"),
+                    "names an inventory host, so it " + problem));
+        }
+        if (backup.store() instanceof BackupStore.S3 s3 && s3.endpoint().isPresent() && !reported(store.key("endpoint"))) {
+            UrlTemplates.problem(s3.endpoint().get(), WEB, Set.of())
+                    .ifPresent(problem -> problems.error(document, store.key("endpoint"), problem));
+        }
+        FieldPath keyFile = FieldPath.of("backup", "encryption", "keyFile");
+        backup.encryption().ifPresent(encryption -> checkReadableFile(keyFile, Optional.of(encryption.keyFile()),
+                "backup encryption key"));
     }
 
     private boolean reported(FieldPath path) {
         return problems.hasErrorAround(document.file(), path);
-    }
-
-    /** etcd config keys etcdwright writes itself, with the spec field to use instead. */
-    private static final class ManagedSetting {
-
-        private static final String TLS = "TLS is always mutual and managed by etcdwright: use tls.pki instead";
-        private static final List<String> TLS_SUFFIXES = List.of("cert-file", "key-file", "trusted-ca-file");
-        private static final Set<String> TLS_KEYS = Set.of("client-cert-auth", "peer-client-cert-auth",
-                "client-transport-security", "peer-transport-security", "auto-tls", "peer-auto-tls");
-
-        static Optional<String> insteadOf(String key) {
-            if (key.equals("name")) {
-                return Optional.of("the member name is the inventory host name, or set etcd_member_name on the host instead");
-            } else if (key.equals("data-dir")) {
-                return Optional.of("use etcd.dataDir instead");
-            } else if (key.startsWith("initial-cluster")) {
-                return Optional.of("the initial cluster is built from members (and cluster.name): use members.group or members.hosts instead");
-            } else if (key.equals("listen-metrics-urls")) {
-                return Optional.of("use etcd.ports.metrics instead");
-            } else if (key.startsWith("listen-") && key.endsWith("-urls") || key.startsWith("advertise-")
-                    || key.equals("initial-advertise-peer-urls")) {
-                return Optional.of("URLs are built from etcd.ports and the host's etcd_address in the inventory: use those instead");
-            } else if (TLS_KEYS.contains(key) || TLS_SUFFIXES.stream().anyMatch(key::endsWith)) {
-                return Optional.of(TLS);
-            }
-            return Optional.empty();
-        }
     }
 }

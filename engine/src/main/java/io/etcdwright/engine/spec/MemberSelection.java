@@ -2,14 +2,15 @@ package io.etcdwright.engine.spec;
 
 import io.etcdwright.engine.inventory.Inventory;
 import io.etcdwright.engine.inventory.InventoryHost;
+import io.etcdwright.engine.source.Addresses;
 import io.etcdwright.engine.source.FieldPath;
 import io.etcdwright.engine.source.Listing;
+import io.etcdwright.engine.source.Names;
 import io.etcdwright.engine.source.Problems;
 import io.etcdwright.engine.source.YamlDocument;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -59,6 +60,7 @@ final class MemberSelection {
             // Counting a list with unknown or repeated hosts would judge a cluster nobody asked for.
             checkCount(selected.size());
         }
+        checkMemberNames(selected);
         if (compareMembers) {
             checkDistinct(selected, InventoryHost::etcdAddress, "etcd address",
                     "give each its own etcd_address (or ansible_host) in the inventory");
@@ -125,12 +127,28 @@ final class MemberSelection {
     private void checkDistinct(List<SelectedHost> selected, Function<InventoryHost, String> value, String what, String fix) {
         Map<String, SelectedHost> seen = new HashMap<>();
         for (SelectedHost chosen : selected) {
-            String key = value.apply(chosen.host()).toLowerCase(Locale.ROOT);
+            // Canonical: "fd00::1" and "FD00:0::1" are one address, "H1" and "h1" one name.
+            String key = Addresses.canonical(value.apply(chosen.host()));
             SelectedHost first = seen.putIfAbsent(key, chosen);
             if (first != null) {
                 problems.error(document, chosen.chosenBy(), "members " + first.host().name() + " and " + chosen.host().name()
                         + " both have " + what + " " + value.apply(chosen.host()) + " (" + chosen.host().name() + " is at "
                         + chosen.host().location() + "); " + fix);
+            }
+        }
+    }
+
+    /**
+     * A member without etcd_member_name is named after its inventory host, which may be a name
+     * no member can have (an IPv6 address, a DNS name longer than 63 characters).
+     */
+    private void checkMemberNames(List<SelectedHost> selected) {
+        for (SelectedHost chosen : selected) {
+            InventoryHost host = chosen.host();
+            if (!host.vars().containsKey("etcd_member_name") && !Names.isMemberName(host.name())) {
+                problems.error(document, chosen.chosenBy(), "member " + host.name() + " (at " + host.location()
+                        + ") is named after its inventory host, and " + Names.memberNameProblem(host.name()).orElseThrow()
+                        + "; set etcd_member_name on the host");
             }
         }
     }

@@ -52,7 +52,7 @@ class InventoryLoaderTest {
         assertEquals("10.77.0.12", h2.address());
         assertEquals(22, h2.port());
         assertEquals("root", h2.user());
-        assertEquals(Optional.of(Path.of("/var/tmp/etcdwright-testbed/id_ed25519")), h2.privateKeyFile());
+        assertEquals(Optional.of(file.getParent().resolve("id_ed25519")), h2.privateKeyFile());
         assertFalse(h2.become());
         assertEquals("10.77.0.12", h2.etcdAddress());
         assertEquals("h2", h2.memberName());
@@ -260,6 +260,9 @@ class InventoryLoaderTest {
 
     @Test
     void keyFilesAndKnownHostsAreRelativeToTheInventory() {
+        Fixtures.write(dir, "inventories/known_hosts", "");
+        Fixtures.write(dir, "inventories/prod/keys/id_ed25519", "placeholder");
+        Fixtures.write(dir, "home/.ssh/id_ed25519", "placeholder");
         Path file = Fixtures.write(dir, "inventories/prod/hosts.yaml", """
                 all:
                   vars:
@@ -270,11 +273,18 @@ class InventoryLoaderTest {
                     h2:
                       ansible_ssh_private_key_file: ~/.ssh/id_ed25519
                 """);
-        Inventory inventory = InventoryLoader.load(file);
+        String home = System.getProperty("user.home");
+        Inventory inventory;
+        System.setProperty("user.home", dir.resolve("home").toString());
+        try {
+            inventory = InventoryLoader.load(file);
+        } finally {
+            System.setProperty("user.home", home);
+        }
         assertEquals(Optional.of(dir.resolve("inventories/known_hosts")), inventory.knownHostsFile());
         assertEquals(Optional.of(dir.resolve("inventories/prod/keys/id_ed25519")),
                 inventory.host("h1").orElseThrow().privateKeyFile());
-        assertEquals(Optional.of(Path.of(System.getProperty("user.home"), ".ssh/id_ed25519")),
+        assertEquals(Optional.of(dir.resolve("home/.ssh/id_ed25519")),
                 inventory.host("h2").orElseThrow().privateKeyFile());
     }
 
@@ -420,7 +430,7 @@ class InventoryLoaderTest {
 
     @Test
     void anEmptyFileIsAnError() {
-        assertEquals(List.of("hosts.yaml: error: the file is empty; expected an Ansible YAML inventory (all: with hosts, vars, children)"),
+        assertEquals(List.of("hosts.yaml:1:1: error: the file is empty; expected an Ansible YAML inventory (all: with hosts, vars, children)"),
                 problems("\n"));
     }
 

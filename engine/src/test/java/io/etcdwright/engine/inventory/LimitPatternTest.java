@@ -79,7 +79,7 @@ class LimitPatternTest {
     @Test
     void aTermThatMatchesNothingIsAnErrorEvenAfterBang() {
         InvalidInputException e = assertThrows(InvalidInputException.class, () -> limit("etcd:!h4"));
-        assertEquals(dir.resolve("hosts.yaml") + ": error: --limit: 'h4' matches no host or group"
+        assertEquals(dir.resolve("hosts.yaml") + ":1:1: error: --limit: 'h4' matches no host or group"
                 + " (hosts: fd00::1, h1, h2, h3, w1; groups: etcd, web)", e.problems().get(0).toString());
         assertThrows(InvalidInputException.class, () -> limit("x*"));
         assertThrows(InvalidInputException.class, () -> limit(" , "));

@@ -148,14 +148,14 @@ class SchemaCheckTest {
         assertEquals(List.of("examples/bad.yaml:6:3: error: backup.store.host: store type sftp needs the inventory host to copy snapshots to"),
                 cluster(VALID_HEAD + "backup:\n  store:\n    type: sftp\n"));
         assertEquals(List.of("examples/bad.yaml:8:5: error: backup.store.bucket: does not apply to store type directory (it takes path only)"),
-                cluster(VALID_HEAD + "backup:\n  store:\n    path: /b\n    bucket: x\n"));
+                cluster(VALID_HEAD + "backup:\n  store:\n    path: /b\n    bucket: xyz\n"));
     }
 
     @Test
     void anEmptyFileSaysWhatWasExpected() {
         List<String> problems = cluster("# only a comment\n");
         assertEquals(1, problems.size());
-        assertTrue(problems.get(0).startsWith("examples/bad.yaml: error: the file is empty; expected an etcdwright desired state"),
+        assertTrue(problems.get(0).startsWith("examples/bad.yaml:1:1: error: the file is empty; expected an etcdwright desired state"),
                 problems.get(0));
     }
 

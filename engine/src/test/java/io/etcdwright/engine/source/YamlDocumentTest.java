@@ -216,7 +216,7 @@ class YamlDocumentTest {
         InvalidInputException e = assertThrows(InvalidInputException.class, () -> YamlDocument.load(missing));
         Problem problem = e.problems().get(0);
         assertEquals(Location.ofFile(missing), problem.location());
-        assertEquals(missing + ": error: cannot read: no such file (looked for " + missing + ")", problem.toString());
+        assertEquals(missing + ":1:1: error: cannot read: no such file (looked for " + missing + ")", problem.toString());
     }
 
     @Test

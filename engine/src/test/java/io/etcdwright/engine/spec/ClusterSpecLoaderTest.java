@@ -88,6 +88,7 @@ class ClusterSpecLoaderTest {
     void pathsAreRelativeToTheSpecFile() {
         Fixtures.write(dir, "specs/ca/my-ca.crt", "cert");
         Fixtures.write(dir, "specs/ca/my-ca.key", "key");
+        Fixtures.write(dir, "specs/backup.key", "key");
         ClusterSpec spec = load(MINIMAL + """
                 tls:
                   pki:

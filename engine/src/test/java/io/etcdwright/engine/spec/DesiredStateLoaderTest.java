@@ -202,7 +202,8 @@ class DesiredStateLoaderTest {
 
     @Test
     void aUrlTemplateWithAnUnknownPlaceholder() {
-        assertEquals(List.of("demo.yaml:6:8: error: artifacts.url: unknown placeholder {arc} (known: {version}, {arch})"),
+        assertEquals(List.of("demo.yaml:6:8: error: artifacts.url: must be a URL starting with https://, http:// or file://;"
+                        + " got \"https://mirror.example/etcd-{version}-{arc}.tar.gz\": unknown placeholder {arc} (known: {arch}, {version})"),
                 problems(SPEC + "artifacts:\n  url: https://mirror.example/etcd-{version}-{arc}.tar.gz\n"));
     }
 
@@ -221,33 +222,25 @@ class DesiredStateLoaderTest {
 
     @Test
     void dataDirThatIsASystemDirectory() {
-        assertEquals(List.of("demo.yaml:5:12: error: etcd.dataDir: /var/lib is a system directory, and destroy empties the data"
-                        + " directory; use a directory of its own, like /var/lib/etcd"),
+        assertEquals(List.of("demo.yaml:5:12: error: etcd.dataDir: must be an absolute, normalized path of a directory of its own,"
+                        + " like /var/lib/etcd; got \"/var/lib/\": /var/lib is a system directory, and destroy empties this directory"),
                 problems(SPEC + "  dataDir: /var/lib/\n"));
     }
 
     @Test
     void settingsThatEtcdwrightManagesNameTheFieldToUse() {
         assertEquals(List.of(
-                        "demo.yaml:6:5: error: etcd.settings.name: 'name' is set by etcdwright; the member name is the inventory host name,"
-                                + " or set etcd_member_name on the host instead",
-                        "demo.yaml:7:5: error: etcd.settings.data-dir: 'data-dir' is set by etcdwright; use etcd.dataDir instead",
-                        "demo.yaml:8:5: error: etcd.settings.initial-cluster-token: 'initial-cluster-token' is set by etcdwright;"
-                                + " the initial cluster is built from members (and cluster.name): use members.group or members.hosts instead",
-                        "demo.yaml:9:5: error: etcd.settings.listen-client-urls: 'listen-client-urls' is set by etcdwright;"
-                                + " URLs are built from etcd.ports and the host's etcd_address in the inventory: use those instead",
-                        "demo.yaml:10:5: error: etcd.settings.advertise-client-urls: 'advertise-client-urls' is set by etcdwright;"
-                                + " URLs are built from etcd.ports and the host's etcd_address in the inventory: use those instead",
-                        "demo.yaml:11:5: error: etcd.settings.listen-metrics-urls: 'listen-metrics-urls' is set by etcdwright;"
-                                + " use etcd.ports.metrics instead",
-                        "demo.yaml:12:5: error: etcd.settings.peer-trusted-ca-file: 'peer-trusted-ca-file' is set by etcdwright;"
-                                + " TLS is always mutual and managed by etcdwright: use tls.pki instead",
-                        "demo.yaml:13:5: error: etcd.settings.cert-file: 'cert-file' is set by etcdwright;"
-                                + " TLS is always mutual and managed by etcdwright: use tls.pki instead",
-                        "demo.yaml:14:5: error: etcd.settings.client-cert-auth: 'client-cert-auth' is set by etcdwright;"
-                                + " TLS is always mutual and managed by etcdwright: use tls.pki instead",
-                        "demo.yaml:15:5: error: etcd.settings.peer-client-cert-auth: 'peer-client-cert-auth' is set by etcdwright;"
-                                + " TLS is always mutual and managed by etcdwright: use tls.pki instead"),
+                        "demo.yaml:6:5: error: etcd.settings.name: etcdwright manages this setting: the member name is the inventory host name; set etcd_member_name on the host to choose another",
+                        "demo.yaml:7:5: error: etcd.settings.data-dir: etcdwright manages this setting: set it through etcd.dataDir",
+                        "demo.yaml:8:5: error: etcd.settings.initial-cluster-token: etcdwright manages this setting: it builds the initial cluster from the members (with a token unique to each bootstrap); choose them with members.group or members.hosts",
+                        "demo.yaml:9:5: error: etcd.settings.listen-client-urls: etcdwright manages this setting: it builds every URL from etcd.ports and each host's etcd_address (or ansible_host) in the inventory; set those",
+                        "demo.yaml:10:5: error: etcd.settings.advertise-client-urls: etcdwright manages this setting: it builds every URL from etcd.ports and each host's etcd_address (or ansible_host) in the inventory; set those",
+                        "demo.yaml:11:5: error: etcd.settings.listen-metrics-urls: etcdwright manages this setting: set the metrics port through etcd.ports.metrics",
+                        "demo.yaml:12:5: error: etcd.settings.peer-trusted-ca-file: etcdwright manages this setting: peers and clients always use mutual TLS with the certificates it issues and installs; configure them through tls.pki",
+                        "demo.yaml:13:5: error: etcd.settings.cert-file: etcdwright manages this setting: peers and clients always use mutual TLS with the certificates it issues and installs; configure them through tls.pki",
+                        "demo.yaml:14:5: error: etcd.settings.client-cert-auth: etcdwright manages this setting: peers and clients always use mutual TLS with the certificates it issues and installs; configure them through tls.pki",
+                        "demo.yaml:15:5: error: etcd.settings.peer-client-cert-auth: etcdwright manages this setting: peers and clients always use mutual TLS with the certificates it issues and installs; configure them through tls.pki",
+                        "demo.yaml:17:5: error: etcd.settings.wal-dir: etcdwright manages this setting: it keeps the write-ahead log inside etcd.dataDir, so that destroy, backups and the data-directory safety checks see all of a member's data"),
                 problems(SPEC + """
                           settings:
                             name: x
@@ -293,8 +286,9 @@ class DesiredStateLoaderTest {
     @Test
     void broughtCaFilesThatDoNotExist() {
         Fixtures.write(dir, "my-ca.crt", "-----BEGIN CERTIFICATE-----\n");
-        assertEquals(List.of("demo.yaml:9:12: error: tls.pki.ca.key: file my-ca.key does not exist"
-                        + " (relative paths start from the directory of demo.yaml)"),
+        // The temporary directory is cut off the message: it shows the absolute path it looked for.
+        assertEquals(List.of("demo.yaml:9:12: error: tls.pki.ca.key: CA private key \"my-ca.key\" does not exist"
+                        + " (looked for my-ca.key)"),
                 problems(SPEC + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n      key: my-ca.key\n"));
     }
 
@@ -354,7 +348,7 @@ class DesiredStateLoaderTest {
         Path inventory = Fixtures.write(dir, "hosts.yaml", INVENTORY);
         InvalidInputException e = assertThrows(InvalidInputException.class,
                 () -> DesiredStateLoader.load(inventory, dir.resolve("nope.yaml")));
-        assertEquals(List.of("nope.yaml: error: cannot read: no such file (looked for nope.yaml)"),
+        assertEquals(List.of("nope.yaml:1:1: error: cannot read: no such file (looked for nope.yaml)"),
                 e.problems().stream().map(this::relative).toList());
     }
 }

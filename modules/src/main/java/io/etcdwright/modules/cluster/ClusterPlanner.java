@@ -19,6 +19,7 @@ import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.HostCertificates;
 import io.etcdwright.modules.pki.PkiSteps;
 import io.etcdwright.modules.service.EtcdUnitFile;
 import io.etcdwright.modules.service.ServiceSteps;
@@ -99,7 +100,7 @@ public final class ClusterPlanner {
                 chain.add(Step.on(host, "config", "host-setup").kind(f.setup().userExists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                         .summary("etcd user and directories").reason(String.join("; ", setupDiff)).observed(f.setup().toString()),
                         ctx -> {
-                            ctx.session().runScript(HostSetup.script(layout)).orThrow(host);
+                            ctx.session().run(HostSetup.command(layout)).orThrow(host);
                             return Outcome.CHANGED;
                         });
             }
@@ -167,6 +168,8 @@ public final class ClusterPlanner {
         }
 
         List<String> clientUrls = clientUrls(members, layout);
+        // Health is asked from here, over mTLS with the admin certificate: wait for it to be issued.
+        Health.Access access = healthAccess(in.pki());
         Optional<String> healthyAfterStart = Optional.empty();
         if (!notRunning.isEmpty()) {
             List<String> starts = new ArrayList<>();
@@ -181,15 +184,14 @@ public final class ClusterPlanner {
                 steps.add(start);
                 starts.add(start.id());
             }
-            String waitHost = notRunning.get(0).host().name();
             boolean bootstrap = members.stream().noneMatch(m -> in.facts().get(m.host().name()).service().running());
             Step healthy = Step.cluster("membership", "healthy").kind(ChangeKind.ACTION)
                     .summary(bootstrap ? "bootstrap cluster " + spec.name() + ": wait for all " + members.size() + " members healthy"
                             : "wait for all " + members.size() + " members healthy")
                     .reason(notRunning.size() + " member" + (notRunning.size() == 1 ? "" : "s") + " started")
-                    .after(starts)
+                    .after(concat(starts, pkiPrereqs))
                     .does(ctx -> {
-                        Health.await(ctx, ctx.session(waitHost), layout, clientUrls, HEALTH_TIMEOUT);
+                        Health.await(ctx, access, clientUrls, HEALTH_TIMEOUT);
                         return Outcome.CHANGED;
                     });
             steps.add(healthy);
@@ -205,23 +207,36 @@ public final class ClusterPlanner {
             List<String> after = new ArrayList<>();
             Optional.ofNullable(lastPrepStep.get(host)).ifPresent(after::add);
             previous.ifPresent(after::add);
+            after.addAll(pkiPrereqs);
             List<String> others = members.stream().filter(o -> o != m).map(o -> clientUrl(o, layout)).toList();
             Step restart = Step.on(host, "service", "restart").kind(ChangeKind.ACTION).summary("restart etcd")
                     .reason(String.join(", ", restartCauses.get(host)) + "; only while the others are healthy")
                     .after(after)
-                    .does(ctx -> ServiceSteps.restart(ctx, ctx.session(), layout, host, others, members.size()));
+                    .does(ctx -> ServiceSteps.restart(ctx, ctx.session(), access, host, others, members.size()));
             steps.add(restart);
             Step check = Step.on(host, "membership", "healthy-after-restart").kind(ChangeKind.ACTION)
                     .summary("wait for all members healthy").reason("after restarting " + host)
                     .after(List.of(restart.id()))
                     .does(ctx -> {
-                        Health.await(ctx, ctx.session(), layout, clientUrls, HEALTH_TIMEOUT);
+                        Health.await(ctx, access, clientUrls, HEALTH_TIMEOUT);
                         return Outcome.OK;
                     });
             steps.add(check);
             previous = Optional.of(check.id());
         }
         return new Plan(spec.name(), steps, List.of(), warnings);
+    }
+
+    /** The workstation's admin certificate and the cluster's CA: how apply asks etcd about health. */
+    public static Health.Access healthAccess(ClusterPki pki) {
+        ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+        return new Health.Access(pki.caCertFile(), admin.cert(), admin.key());
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     /** The client URLs of the members, in their order: what etcdctl and kube-apiserver are given. */
