@@ -1,22 +1,42 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.engine.ssh.ShellQuoting;
 import io.etcdwright.modules.cluster.ClusterPlanner;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
-@Command(name = "client-env", description = {"Print ETCDCTL_* settings for the admin client on this workstation.",
-        "Use: eval \"$(etcdwright client-env -i INVENTORY -f SPEC | sed 's/^/export /')\""})
+/**
+ * The admin client's settings for etcdctl. Operators {@code eval} this output, so every value is
+ * single-quoted for POSIX sh: an address or a path (the PKI directory is wherever
+ * $ETCDWRIGHT_HOME or tls.pki.dir says) is data in the operator's shell, never code.
+ */
+@Command(name = "client-env", description = {
+        "Print the ETCDCTL_* settings for etcdctl with the admin client certificate, one line each:",
+        "  export ETCDCTL_ENDPOINTS='https://10.77.0.11:2379,...'",
+        "Values are single-quoted for POSIX sh (by the same function that quotes commands run on hosts), so the output is safe to eval in sh and bash",
+        "whatever the addresses and paths contain:",
+        "  eval \"$(etcdwright client-env -i INVENTORY -f SPEC)\"",
+        "-o json prints the same names and values as one JSON object, for scripts."})
 final class ClientEnvCommand implements Callable<Integer> {
     @Mixin
     InputOptions input;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json",
+            description = "text: export lines for eval; json: one object of names and values (default: ${DEFAULT-VALUE}).")
+    OutputFormat output;
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -26,17 +46,26 @@ final class ClientEnvCommand implements Callable<Integer> {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         ClusterPki pki = Pkis.of(desired);
         ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-        if (!java.nio.file.Files.exists(admin.cert())) {
+        if (!Files.exists(admin.cert())) {
             throw new IllegalStateException("no admin certificate in " + pki.settings().dir()
                     + " yet: run 'etcdwright apply' first");
         }
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("ETCDCTL_API", "3");
+        env.put("ETCDCTL_ENDPOINTS", String.join(",", ClusterPlanner.clientUrls(desired.members(), Layouts.of(desired))));
+        env.put("ETCDCTL_CACERT", pki.caCertFile().toAbsolutePath().toString());
+        env.put("ETCDCTL_CERT", admin.cert().toAbsolutePath().toString());
+        env.put("ETCDCTL_KEY", admin.key().toAbsolutePath().toString());
         PrintWriter out = spec.commandLine().getOut();
-        var layout = Layouts.of(desired);
-        out.println("ETCDCTL_API=3");
-        out.println("ETCDCTL_ENDPOINTS=" + String.join(",", ClusterPlanner.clientUrls(desired.members(), layout)));
-        out.println("ETCDCTL_CACERT=" + pki.caCertFile().toAbsolutePath());
-        out.println("ETCDCTL_CERT=" + admin.cert().toAbsolutePath());
-        out.println("ETCDCTL_KEY=" + admin.key().toAbsolutePath());
+        out.print(output == OutputFormat.json ? Json.write(env) + "\n" : exportLines(env));
         return Main.OK;
     }
+
+    /** {@code export NAME='value'} lines, one per variable, each safe to eval in any POSIX shell. */
+    static String exportLines(Map<String, String> env) {
+        StringBuilder lines = new StringBuilder();
+        env.forEach((name, value) -> lines.append("export ").append(name).append('=').append(ShellQuoting.word(value)).append('\n'));
+        return lines.toString();
+    }
+
 }

@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.ClusterPlanner;
@@ -11,17 +12,32 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
-@Command(name = "kube-apiserver-flags", description = {"Print the kube-apiserver flags that connect it to this cluster.",
+/**
+ * The flags go into kube-apiserver's manifest (an item of its command list each), where quotes
+ * would be taken literally: so they are printed bare, one per line, and a value that could
+ * split a line into a second flag (a newline or other control character) is refused instead.
+ */
+@Command(name = "kube-apiserver-flags", description = {"Print the kube-apiserver flags that connect it to this cluster,",
+        "one --flag=value per line, as kube-apiserver's manifest takes them (each an item of its command list:",
+        "  - --etcd-servers=https://10.77.0.11:2379,...).",
+        "Values are not shell-quoted: paste them into the manifest; do not eval this output.",
         "Paths are where every member holds the apiserver's client certificate (a stacked control plane);",
-        "--workstation-paths prints the workstation's copies instead, to copy elsewhere."})
+        "--workstation-paths prints the workstation's copies instead, to copy elsewhere.",
+        "-o json prints the same flags as one JSON object (flag name without dashes -> value)."})
 final class KubeApiserverFlagsCommand implements Callable<Integer> {
     @Mixin
     InputOptions input;
 
     @Option(names = "--workstation-paths", description = "Print paths of the workstation's PKI directory.")
     boolean workstationPaths;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json",
+            description = "text: one --flag=value per line; json: one object (default: ${DEFAULT-VALUE}).")
+    OutputFormat output;
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -30,19 +46,35 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
     public Integer call() {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         var layout = Layouts.of(desired);
-        PrintWriter out = spec.commandLine().getOut();
-        out.println("--etcd-servers=" + String.join(",", ClusterPlanner.clientUrls(desired.members(), layout)));
+        Map<String, String> flags = new LinkedHashMap<>();
+        flags.put("etcd-servers", String.join(",", ClusterPlanner.clientUrls(desired.members(), layout)));
         if (workstationPaths) {
             ClusterPki pki = Pkis.of(desired);
             ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);
-            out.println("--etcd-cafile=" + pki.caCertFile().toAbsolutePath());
-            out.println("--etcd-certfile=" + pair.cert().toAbsolutePath());
-            out.println("--etcd-keyfile=" + pair.key().toAbsolutePath());
+            flags.put("etcd-cafile", pki.caCertFile().toAbsolutePath().toString());
+            flags.put("etcd-certfile", pair.cert().toAbsolutePath().toString());
+            flags.put("etcd-keyfile", pair.key().toAbsolutePath().toString());
         } else {
-            out.println("--etcd-cafile=" + HostCertificates.certPath(HostCertificates.CA));
-            out.println("--etcd-certfile=" + HostCertificates.certPath(HostCertificates.APISERVER));
-            out.println("--etcd-keyfile=" + HostCertificates.keyPath(HostCertificates.APISERVER));
+            flags.put("etcd-cafile", HostCertificates.certPath(HostCertificates.CA));
+            flags.put("etcd-certfile", HostCertificates.certPath(HostCertificates.APISERVER));
+            flags.put("etcd-keyfile", HostCertificates.keyPath(HostCertificates.APISERVER));
         }
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(output == OutputFormat.json ? Json.write(flags) + "\n" : flagLines(flags));
         return Main.OK;
+    }
+
+    /** {@code --name=value} lines; refuses a value that would not stay one line (one manifest item). */
+    static String flagLines(Map<String, String> flags) {
+        StringBuilder lines = new StringBuilder();
+        flags.forEach((name, value) -> {
+            if (value.chars().anyMatch(Character::isISOControl)) {
+                throw new IllegalArgumentException("--" + name + " would be '" + value.replaceAll("\\p{Cntrl}", "?")
+                        + "': it contains a control character (a newline would start a second flag in the manifest);"
+                        + " move the PKI directory to a plain path (tls.pki.dir or $ETCDWRIGHT_HOME)");
+            }
+            lines.append("--").append(name).append('=').append(value).append('\n');
+        });
+        return lines.toString();
     }
 }

@@ -43,10 +43,10 @@ public final class Main {
 
     static int report(Exception ex, PrintWriter err) {
         if (ex instanceof InvalidInputException invalid) {
-            invalid.problems().forEach(p -> err.println(p));
+            invalid.problems().forEach(p -> err.println(SecretRedaction.redact(p.toString())));
             err.println("No host was contacted: fix the input above and run again.");
         } else {
-            err.println("error: " + (ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage()));
+            err.println("error: " + SecretRedaction.redact(ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage()));
             if (System.getenv("ETCDWRIGHT_DEBUG") != null) {
                 ex.printStackTrace(err);
             }
