@@ -27,14 +27,17 @@ final class Etcdctl {
         return new Etcdctl(dir.resolve("etcdctl"));
     }
 
-    /** Parses client-env's NAME=value lines into an environment. */
+    /**
+     * Parses client-env's {@code export NAME='value'} lines into an environment, undoing the
+     * single quoting exactly as sh would ('\'' is a quote inside a value).
+     */
     static Map<String, String> env(String clientEnvOutput) {
         Map<String, String> env = new java.util.LinkedHashMap<>();
-        for (String line : clientEnvOutput.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                env.put(line.substring(0, eq), line.substring(eq + 1));
-            }
+        java.util.regex.Matcher line = java.util.regex.Pattern
+                .compile("^export ([A-Z_][A-Z0-9_]*)=((?:'[^']*'|\\\\')+)$", java.util.regex.Pattern.MULTILINE)
+                .matcher(clientEnvOutput);
+        while (line.find()) {
+            env.put(line.group(1), line.group(2).replace("'\\''", "'").replaceAll("^'|'$", ""));
         }
         return env;
     }

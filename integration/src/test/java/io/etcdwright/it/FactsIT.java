@@ -111,7 +111,14 @@ class FactsIT {
     void unknownHostKeysAreRefusedUnlessTrustOnFirstUseIsGiven() throws Exception {
         Path inv = tmp.resolve("hosts.yaml");
         Files.writeString(inv, Files.readString(Testbed.INVENTORY));
-        Path known = tmp.resolve("known_hosts");   // the inventory names 'known_hosts' beside it: empty
+        Path known = tmp.resolve("known_hosts");   // the inventory names 'known_hosts' beside it
+        // A named known_hosts that does not exist is a typo until proven otherwise: refused at
+        // validate time, at the line that names it, before any host is contacted.
+        Cli.Run missing = Cli.run("facts", "-i", inv.toString(), "--limit", "h1", "--accept-new-host-keys");
+        assertEquals(1, missing.exitCode());
+        assertTrue(missing.err().contains(inv + ":") && missing.err().contains("etcdwright_known_hosts_file")
+                && missing.err().contains("does not exist"), missing.all());
+        Files.writeString(known, "");   // trust on first use starts from an empty file
         Cli.Run refused = Cli.run("facts", "-i", inv.toString(), "--limit", "h1");
         assertEquals(1, refused.exitCode());
         assertTrue(refused.out().contains("is not in " + known), refused.out());

@@ -3,6 +3,7 @@ package io.etcdwright.it;
 import io.etcdwright.engine.exec.Parallel;
 import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.engine.ssh.SshException;
@@ -53,12 +54,12 @@ class SshTransportIT {
         try (SshConnections c = connections(Testbed.KNOWN_HOSTS, false)) {
             HostSession s = c.session(target(1));
             // Every exec channel of one connection is a child of the same per-connection sshd.
-            String first = s.run("ps -o ppid= -p $$").stdout().strip();
+            String first = s.run(RemoteCommand.script("ps -o ppid= -p $$")).stdout().strip();
             for (int i = 0; i < 5; i++) {
-                assertEquals(first, s.run("ps -o ppid= -p $$").stdout().strip());
+                assertEquals(first, s.run(RemoteCommand.script("ps -o ppid= -p $$")).stdout().strip());
             }
             assertTrue(c.session(target(1)) == s, "the run must reuse the host's session");
-            assertEquals("h1", s.run("hostname").stdout().strip());
+            assertEquals("h1", s.run(RemoteCommand.exec("hostname")).stdout().strip());
         }
     }
 
@@ -72,12 +73,12 @@ class SshTransportIT {
             assertTrue(e.getMessage().contains("SHA256:"), "the message shows the fingerprint to verify");
         }
         try (SshConnections c = connections(empty, true)) {
-            assertEquals("h2", c.session(target(2)).run("hostname").stdout().strip());
+            assertEquals("h2", c.session(target(2)).run(RemoteCommand.exec("hostname")).stdout().strip());
         }
         String recorded = Files.readString(empty);
         assertTrue(recorded.startsWith(Testbed.address(2) + " ssh-ed25519 "), recorded);
         try (SshConnections c = connections(empty, false)) {
-            assertEquals("h2", c.session(target(2)).run("hostname").stdout().strip(), "a recorded key is known from then on");
+            assertEquals("h2", c.session(target(2)).run(RemoteCommand.exec("hostname")).stdout().strip(), "a recorded key is known from then on");
         }
     }
 
@@ -110,7 +111,7 @@ class SshTransportIT {
         }
         try (SshConnections c = connections(Testbed.KNOWN_HOSTS, false)) {
             HostSession s = c.session(target(1));
-            SshException e = assertThrows(SshException.class, () -> s.run("sleep 30", null, Duration.ofSeconds(1)));
+            SshException e = assertThrows(SshException.class, () -> s.run(RemoteCommand.exec("sleep", "30"), Duration.ofSeconds(1)));
             assertEquals(SshException.Reason.TIMEOUT, e.reason());
             assertTrue(e.getMessage().contains("did not finish within 1 s"), e.getMessage());
         }
@@ -121,7 +122,7 @@ class SshTransportIT {
         List<SshTarget> targets = List.of(target(1), target(2), target(3));
         try (SshConnections c = connections(Testbed.KNOWN_HOSTS, false)) {
             // All hosts share this machine's clock, so their timestamps are comparable.
-            String cmd = "a=$(date +%s%N); sleep 0.5; b=$(date +%s%N); echo $a $b";
+            RemoteCommand cmd = RemoteCommand.script("a=$(date +%s%N); sleep 0.5; b=$(date +%s%N); echo $a $b");
             List<long[]> parallel = Parallel.map(targets, 3, t -> interval(c.session(t).run(cmd)));
             assertTrue(overlapAll(parallel), "with --forks 3 the three commands run at the same time");
             List<long[]> serial = Parallel.map(targets, 1, t -> interval(c.session(t).run(cmd)));
@@ -136,11 +137,11 @@ class SshTransportIT {
                 + "echo 'ops ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/ops; chmod 0440 /etc/sudoers.d/ops");
         try (SshConnections c = connections(Testbed.KNOWN_HOSTS, false)) {
             SshTarget plain = new SshTarget("h1", Testbed.address(1), 22, "ops", Optional.of(Testbed.KEY), false);
-            assertEquals("ops", c.session(plain).run("id -un").stdout().strip());
+            assertEquals("ops", c.session(plain).run(RemoteCommand.exec("id", "-un")).stdout().strip());
             c.forget("h1");
             SshTarget become = new SshTarget("h1", Testbed.address(1), 22, "ops", Optional.of(Testbed.KEY), true);
             HostSession s = c.session(become);
-            assertEquals("root", s.run("id -un").stdout().strip());
+            assertEquals("root", s.run(RemoteCommand.exec("id", "-un")).stdout().strip());
             s.upload("secret\n".getBytes(StandardCharsets.UTF_8), new RemoteFile("/etc/etcdwright-become-test", "0600", "root", "root"));
             assertEquals("600 root root", Testbed.ssh(1, "stat -c '%a %U %G' /etc/etcdwright-become-test").strip());
         }
@@ -173,13 +174,13 @@ class SshTransportIT {
     @Test
     void commandsReportExitCodesAndBothStreams() {
         try (SshConnections c = connections(Testbed.KNOWN_HOSTS, false)) {
-            CommandResult r = c.session(target(2)).run("echo out; echo err >&2; exit 7");
+            CommandResult r = c.session(target(2)).run(RemoteCommand.script("echo out; echo err >&2; exit 7"));
             assertEquals(7, r.exitCode());
             assertEquals("out\n", r.stdout());
             assertEquals("err\n", r.stderr());
-            CommandResult script = c.session(target(2)).runScript("x=1\nif [ $x = 1 ]; then echo 'multi-line ok'; fi\n");
+            CommandResult script = c.session(target(2)).run(RemoteCommand.script("x=$1\nif [ \"$x\" = 'a b;c' ]; then echo 'multi-line ok'; fi\n", "a b;c"));
             assertEquals("multi-line ok\n", script.stdout());
-            assertNotEquals(0, c.session(target(2)).run("false").exitCode());
+            assertNotEquals(0, c.session(target(2)).run(RemoteCommand.exec("false")).exitCode());
         }
     }
 
@@ -194,7 +195,7 @@ class SshTransportIT {
         assertTrue(Testbed.ssh(2, "sshd -T | grep -i pubkeyacceptedalgorithms").contains("rsa-sha2"));
         try (SshConnections c = connections(Testbed.KNOWN_HOSTS, false)) {
             SshTarget withRsa = new SshTarget("h2", Testbed.address(2), 22, "root", Optional.of(rsa), false);
-            assertEquals("h2", c.session(withRsa).run("hostname").stdout().strip());
+            assertEquals("h2", c.session(withRsa).run(RemoteCommand.exec("hostname")).stdout().strip());
         }
     }
 
