@@ -20,6 +20,11 @@ final class Testbed {
     static final Path KNOWN_HOSTS = ROOT.resolve("inventories/testbed/known_hosts");
     static final Path HOME = Path.of(System.getenv().getOrDefault("TESTBED_HOME", "/var/tmp/etcdwright-testbed"));
     static final Path KEY = HOME.resolve("id_ed25519");
+    /**
+     * Where the testbed keeps the console and journal of a host that failed to boot: in the
+     * build directory, so a failed run leaves its evidence beside the test reports.
+     */
+    static final Path FAILED_HOST_LOGS = ROOT.resolve("integration/target/testbed-logs");
 
     private Testbed() {
     }
@@ -90,7 +95,9 @@ final class Testbed {
     static Result exec(List<String> command) {
         try {
             Path err = Files.createTempFile("testbed", ".err");
-            Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
+            builder.environment().putIfAbsent("TESTBED_KEEP_LOGS", FAILED_HOST_LOGS.toString());
+            Process p = builder.start();
             p.getOutputStream().close();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
