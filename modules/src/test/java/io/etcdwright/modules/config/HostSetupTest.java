@@ -3,7 +3,7 @@ package io.etcdwright.modules.config;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.engine.facts.Probe;
 import io.etcdwright.engine.ssh.RemoteCommand;
-import io.etcdwright.modules.LocalHost;
+import io.etcdwright.engine.ssh.LocalHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

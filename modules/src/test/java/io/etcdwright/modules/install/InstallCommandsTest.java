@@ -1,7 +1,7 @@
 package io.etcdwright.modules.install;
 
 import io.etcdwright.engine.ssh.RemoteCommand;
-import io.etcdwright.modules.LocalHost;
+import io.etcdwright.engine.ssh.LocalHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

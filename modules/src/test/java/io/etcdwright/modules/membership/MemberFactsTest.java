@@ -1,5 +1,6 @@
 package io.etcdwright.modules.membership;
 
+import io.etcdwright.engine.ssh.LocalHost;
 import io.etcdwright.modules.EtcdLayout;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class MemberFactsTest {
     @Test
     void theDataDirAndPortReachTheProbeAsLiteralArgumentsOfAFixedScript(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
-        io.etcdwright.modules.LocalHost host = new io.etcdwright.modules.LocalHost(dir);
+        LocalHost host = new LocalHost(dir);
         String benign = MemberFacts.probe(EtcdLayout.DEFAULT).script();
         for (String value : host.hostileValues()) {
             var probe = MemberFacts.probe(new EtcdLayout(value, 2379, 2380));

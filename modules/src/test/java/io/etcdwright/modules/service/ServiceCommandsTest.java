@@ -2,7 +2,7 @@ package io.etcdwright.modules.service;
 
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
-import io.etcdwright.modules.LocalHost;
+import io.etcdwright.engine.ssh.LocalHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

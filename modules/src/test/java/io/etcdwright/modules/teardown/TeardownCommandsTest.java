@@ -1,7 +1,7 @@
 package io.etcdwright.modules.teardown;
 
 import io.etcdwright.modules.EtcdLayout;
-import io.etcdwright.modules.LocalHost;
+import io.etcdwright.engine.ssh.LocalHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
