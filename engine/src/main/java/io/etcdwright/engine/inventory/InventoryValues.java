@@ -49,7 +49,9 @@ final class InventoryValues {
             case "etcd_member_name" -> Names.memberNameProblem(text);
             case "ansible_user" -> Names.userNameProblem(text);
             case "ansible_ssh_private_key_file" -> fileProblem(text, "SSH private key");
-            case KNOWN_HOSTS -> inAllVars ? fileProblem(text, "known_hosts file") : Optional.empty();
+            case KNOWN_HOSTS -> inAllVars ? fileProblem(text, "known_hosts file").map(missing -> missing.contains("does not exist")
+                    ? missing + "; to trust the hosts' keys on first use, create it empty (touch it) and run once with"
+                    + " --accept-new-host-keys" : missing) : Optional.empty();
             default -> Optional.empty();
         };
         problem.ifPresent(message -> problems.error(document, at, message));

@@ -122,7 +122,8 @@ class ValidationByKindTest {
         assertEquals(List.of("hosts.yaml:3:35: error: all.vars.ansible_ssh_private_key_file: SSH private key \"keys/id_ed25519\""
                         + " does not exist (looked for keys/id_ed25519)",
                         "hosts.yaml:4:34: error: all.vars.etcdwright_known_hosts_file: known_hosts file \"known_hosts\" does not"
-                                + " exist (looked for known_hosts)"),
+                                + " exist (looked for known_hosts); to trust the hosts' keys on first use, create it empty (touch it) and run"
+                                + " once with --accept-new-host-keys"),
                 inventoryProblems("all:\n  vars:\n    ansible_ssh_private_key_file: keys/id_ed25519\n"
                         + "    etcdwright_known_hosts_file: known_hosts\n" + INVENTORY.substring("all:\n".length())));
         Fixtures.write(dir, "keys/id_ed25519", "placeholder");
