@@ -40,14 +40,15 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
  * The CA bundle, client certificate chain and client key, read once from PEM files with errors that
- * name the file and say what is wrong with it.
+ * name the file and say what is wrong with it. Public for the test harnesses that talk to etcd as
+ * independent clients (the write-load harness), so that they use the same TLS set-up.
  */
-record TlsMaterial(X509Certificate[] trustedCas, X509Certificate[] clientChain, PrivateKey clientKey) {
+public record TlsMaterial(X509Certificate[] trustedCas, X509Certificate[] clientChain, PrivateKey clientKey) {
 
     private static final Pattern PEM_BLOCK =
             Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----\\s*(.*?)-----END \\1-----", Pattern.DOTALL);
 
-    static TlsMaterial read(Path caCert, Path clientCert, Path clientKey) {
+    public static TlsMaterial read(Path caCert, Path clientCert, Path clientKey) {
         X509Certificate[] cas = certificates(caCert, "CA certificate");
         X509Certificate[] chain = certificates(clientCert, "client certificate");
         PrivateKey key = privateKey(clientKey);
@@ -60,7 +61,7 @@ record TlsMaterial(X509Certificate[] trustedCas, X509Certificate[] clientChain, 
      * search loads every security provider and probes for OpenSSL, a cost a one-shot command pays
      * on every run for nothing.
      */
-    SslContext clientContext() throws SSLException {
+    public SslContext clientContext() throws SSLException {
         return SslContextBuilder.forClient()
                 .sslProvider(SslProvider.JDK)
                 .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)

@@ -1,0 +1,89 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Rolling operations under continuous writes: a patch upgrade and the patch downgrade back restart
+ * every member one at a time while writers keep writing; afterwards every acknowledged write is on
+ * every member, and the members' stores hash the same. The longest stall is printed (measured,
+ * not asserted: speed belongs to bench/). The checker is shown to catch a lost write.
+ */
+class RollingUnderLoadIT {
+    static final String INV = Testbed.INVENTORY.toString();
+    static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
+    static Path home;
+
+    @BeforeAll
+    static void hosts() {
+        Testbed.up(3);
+        home = Testbed.freshWorkstationHome();
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        Testbed.removeEtcd(3);
+        Testbed.forgetWorkstationHome();
+        Testbed.down();
+    }
+
+    @Test
+    void patchUpgradeAndDowngradeRollUnderWritesWithoutLosingAnAcknowledgedWrite() throws Exception {
+        List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
+        String newest = versions.get(versions.size() - 1);
+        String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: load");
+        Path spec = home.resolve("load.yaml");
+        Files.writeString(spec, base);
+        Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, create.exitCode(), create.all());
+        Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
+
+        WriteLoad.Report up = rollUnderLoad(spec, base.replace("version: 3.5.16", "version: " + newest), env, "upgrade", newest);
+        WriteLoad.Report down = rollUnderLoad(spec, base, env, "downgrade", "3.5.16");
+
+        // The checker is not blind: a write lost behind its back is reported.
+        WriteLoad.Ack victim = down.load().acks().get(down.load().acks().size() / 2);
+        WriteLoad.loseOneWrite(env, victim);
+        WriteLoad.Report lost = WriteLoad.check(env, down.load());
+        assertEquals(3, lost.missingOrChanged().size(), lost.toString());
+        assertTrue(lost.missingOrChanged().keySet().stream().allMatch(k -> k.endsWith(" " + victim.key())), lost.toString());
+    }
+
+    /** Applies {@code text} (a version change) while the load writes, then checks the writes and the version. */
+    private static WriteLoad.Report rollUnderLoad(Path spec, String text, Map<String, String> env, String name,
+                                                  String version) throws Exception {
+        WriteLoad.Acks acks;
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve(name + ".acks"))) {
+            load.awaitMore(100, Duration.ofSeconds(30));
+            Files.writeString(spec, text);
+            Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+            assertEquals(0, apply.exitCode(), apply.all());
+            assertTrue(apply.out().contains("restart etcd"), apply.out());
+            load.awaitMore(100, Duration.ofSeconds(30));
+            acks = load.stop();
+        }
+        WriteLoad.Report report = WriteLoad.check(env, acks);
+        System.out.println("[" + name + " to " + version + "] " + report);
+        assertTrue(report.lostNothing(), report.toString());
+        assertEquals(3, report.hashByMember().size(), report.toString());
+        assertTrue(report.membersAgree(), report.toString());
+        JsonNode status = new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
+        assertTrue(status.path("healthy").asBoolean(), status.toString());
+        for (JsonNode m : status.path("members")) {
+            assertEquals(version, m.path("version").asText(), m.toString());
+        }
+        return report;
+    }
+}

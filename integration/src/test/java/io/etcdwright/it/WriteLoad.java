@@ -1,0 +1,287 @@
+package io.etcdwright.it;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.PutResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcdwright.modules.membership.TlsMaterial;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The write-load harness: writers put unique keys through the cluster's client endpoints while an
+ * operation runs, and log every write etcd acknowledged (key, revision, when). {@link #check} then
+ * proves what an operator must be able to rely on after a rolling operation: every acknowledged
+ * write is on every member with the revision it was acknowledged at, every member's key-value
+ * store hashes the same (HashKV) at the last acknowledged revision, and how long the cluster
+ * accepted no write at all (the longest stall).
+ *
+ * <p>A write that failed or timed out is not acknowledged: etcd may or may not have applied it, so
+ * it proves nothing either way and is only counted. The acknowledgement log is kept in a file, so a
+ * failed check can be examined after the test.
+ */
+final class WriteLoad implements AutoCloseable {
+    static final String PREFIX = "/etcdwright-write-load/";
+    private static final Duration PUT_TIMEOUT = Duration.ofSeconds(3);
+
+    /** One write etcd acknowledged: its key, the revision it created, and when (ms since the load started). */
+    record Ack(String key, long revision, long atMillis) {
+    }
+
+    /** What the load saw while it ran. */
+    record Acks(List<Ack> acks, int unacknowledgedAttempts, long ranMillis, Path log) {
+        long lastRevision() {
+            return acks.stream().mapToLong(Ack::revision).max().orElse(0);
+        }
+
+        /** The longest time in which no writer got an acknowledgement, from start to stop. */
+        long longestStallMillis() {
+            List<Long> times = new ArrayList<>(acks.stream().map(Ack::atMillis).toList());
+            Collections.sort(times);
+            long previous = 0;
+            long longest = 0;
+            for (long t : times) {
+                longest = Math.max(longest, t - previous);
+                previous = t;
+            }
+            return Math.max(longest, ranMillis - previous);
+        }
+    }
+
+    /** The verdict: nothing missing or changed, and one hash for all members. */
+    record Report(Acks load, Map<String, String> missingOrChanged, Map<String, Integer> hashByMember) {
+        boolean lostNothing() {
+            return missingOrChanged.isEmpty();
+        }
+
+        boolean membersAgree() {
+            return hashByMember.values().stream().distinct().count() == 1;
+        }
+
+        @Override
+        public String toString() {
+            return String.format("write load: %d writes acknowledged in %.1f s (%d attempts failed or timed out, not"
+                            + " acknowledged); longest stall %d ms; acknowledged but missing or changed: %s; HashKV at"
+                            + " revision %d by member: %s; log %s",
+                    load.acks().size(), load.ranMillis() / 1000.0, load.unacknowledgedAttempts(), load.longestStallMillis(),
+                    missingOrChanged.isEmpty() ? "none" : missingOrChanged.size() + " " + firstFew(missingOrChanged),
+                    load.lastRevision(), hashByMember, load.log());
+        }
+
+        private static String firstFew(Map<String, String> problems) {
+            return problems.entrySet().stream().limit(5).map(e -> e.getKey() + " (" + e.getValue() + ")").toList().toString();
+        }
+    }
+
+    private final Client client;
+    private final List<Thread> writers = new ArrayList<>();
+    private final List<Ack> acks = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger unacknowledged = new AtomicInteger();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final BufferedWriter log;
+    private final Path logFile;
+    private final long startedNanos = System.nanoTime();
+    private Acks stopped;
+
+    private WriteLoad(Client client, Path logFile) throws IOException {
+        this.client = client;
+        this.logFile = logFile;
+        Files.createDirectories(logFile.getParent());
+        this.log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Starts {@code writerCount} writers against the endpoints and TLS files of {@code clientEnv}
+     * (the variables 'etcdwright client-env' prints), logging acknowledgements to {@code logFile}.
+     */
+    static WriteLoad start(Map<String, String> clientEnv, int writerCount, Path logFile) throws IOException {
+        WriteLoad load = new WriteLoad(client(clientEnv, endpoints(clientEnv)), logFile);
+        for (int w = 0; w < writerCount; w++) {
+            int writer = w;
+            Thread thread = new Thread(() -> load.write(writer), "write-load-" + w);
+            thread.setDaemon(true);
+            load.writers.add(thread);
+            thread.start();
+        }
+        return load;
+    }
+
+    private void write(int writer) {
+        for (long seq = 0; !stopping.get(); seq++) {
+            String key = PREFIX + "w" + writer + "/" + String.format("%08d", seq);
+            try {
+                PutResponse put = client.getKVClient()
+                        .put(bytes(key), bytes("writer " + writer + " write " + seq))
+                        .get(PUT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                Ack ack = new Ack(key, put.getHeader().getRevision(), millisSinceStart());
+                acks.add(ack);
+                synchronized (log) {
+                    log.write(ack.key() + " " + ack.revision() + " " + ack.atMillis() + "\n");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                // Unknown outcome (the member restarted, a leader election, a timeout): not acknowledged.
+                unacknowledged.incrementAndGet();
+                sleep(20);
+            }
+        }
+    }
+
+    /** Number of writes acknowledged so far. */
+    int acknowledged() {
+        return acks.size();
+    }
+
+    /** Waits until at least {@code count} writes more than now were acknowledged (the load is really running). */
+    void awaitMore(int count, Duration within) {
+        int target = acks.size() + count;
+        long deadline = System.nanoTime() + within.toNanos();
+        while (acks.size() < target) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the write load got " + acks.size() + " acknowledgements, expected " + target
+                        + " within " + within + " (" + unacknowledged.get() + " attempts failed); log " + logFile);
+            }
+            sleep(20);
+        }
+    }
+
+    /** Stops the writers and returns what they saw. */
+    Acks stop() {
+        if (stopped == null) {
+            stopping.set(true);
+            for (Thread writer : writers) {
+                try {
+                    writer.join(PUT_TIMEOUT.toMillis() * 2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            try {
+                synchronized (log) {
+                    log.close();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            stopped = new Acks(List.copyOf(acks), unacknowledged.get(), millisSinceStart(), logFile);
+        }
+        return stopped;
+    }
+
+    @Override
+    public void close() {
+        stop();
+        client.close();
+    }
+
+    /**
+     * Asks every member on its own (serializable reads, served from that member's store, not the
+     * leader's) once it has caught up to the last acknowledged revision.
+     */
+    static Report check(Map<String, String> clientEnv, Acks load) {
+        Map<String, String> problems = new LinkedHashMap<>();
+        Map<String, Integer> hashes = new LinkedHashMap<>();
+        long revision = load.lastRevision();
+        for (URI member : endpoints(clientEnv)) {
+            try (Client one = client(clientEnv, List.of(member))) {
+                awaitRevision(one, member, revision);
+                Map<String, Long> stored = new HashMap<>();
+                GetResponse all = one.getKVClient()
+                        .get(bytes(PREFIX), GetOption.builder().isPrefix(true).withSerializable(true).build())
+                        .get(30, TimeUnit.SECONDS);
+                for (KeyValue kv : all.getKvs()) {
+                    stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
+                }
+                for (Ack ack : load.acks()) {
+                    Long at = stored.get(ack.key());
+                    if (at == null) {
+                        problems.put(member.getHost() + " " + ack.key(), "missing, acknowledged at revision " + ack.revision());
+                    } else if (at != ack.revision()) {
+                        problems.put(member.getHost() + " " + ack.key(), "at revision " + at + ", acknowledged at " + ack.revision());
+                    }
+                }
+                if (revision > 0) {
+                    hashes.put(member.getHost(), one.getMaintenanceClient().hashKV(member.toString(), revision)
+                            .get(30, TimeUnit.SECONDS).getHash());
+                }
+            } catch (Exception e) {
+                throw new AssertionError("cannot check member " + member + ": " + e, e);
+            }
+        }
+        return new Report(load, problems, hashes);
+    }
+
+    /** Deletes one acknowledged key behind the harness's back: the check must then report it. */
+    static void loseOneWrite(Map<String, String> clientEnv, Ack ack) throws Exception {
+        try (Client c = client(clientEnv, endpoints(clientEnv))) {
+            c.getKVClient().delete(bytes(ack.key())).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void awaitRevision(Client member, URI endpoint, long revision) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long seen;
+        do {
+            seen = member.getKVClient().get(bytes(PREFIX), GetOption.builder().isPrefix(true).withCountOnly(true)
+                    .withSerializable(true).build()).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+            if (seen >= revision) {
+                return;
+            }
+            sleep(50);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("member " + endpoint + " is at revision " + seen + ", not caught up to " + revision);
+    }
+
+    private static List<URI> endpoints(Map<String, String> clientEnv) {
+        return List.of(clientEnv.get("ETCDCTL_ENDPOINTS").split(",")).stream().map(URI::create).toList();
+    }
+
+    private static Client client(Map<String, String> env, List<URI> endpoints) {
+        try {
+            TlsMaterial tls = TlsMaterial.read(Path.of(env.get("ETCDCTL_CACERT")), Path.of(env.get("ETCDCTL_CERT")),
+                    Path.of(env.get("ETCDCTL_KEY")));
+            // No retries inside the client: a put it retried after an unknown outcome could land twice,
+            // and each attempt here must be one write whose acknowledgement is the writer's to log.
+            return Client.builder().endpoints(endpoints.toArray(URI[]::new)).sslContext(tls.clientContext())
+                    .connectTimeout(Duration.ofSeconds(2)).waitForReady(false).retryMaxAttempts(0).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+
+    private long millisSinceStart() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
