@@ -45,7 +45,7 @@ class ClusterLifecycleIT {
     static void hosts() throws Exception {
         Testbed.up(3);
         home = Testbed.freshWorkstationHome();
-        tools = Files.createTempDirectory("etcdctl");
+        tools = Testbed.scratch("etcdctl");
         etcdctl = Etcdctl.unpack(tools, "3.5.16");
     }
 

@@ -37,7 +37,7 @@ class NoSecretsInOutputIT {
     static void hosts() throws IOException {
         Testbed.up(3);
         home = Testbed.freshWorkstationHome();
-        scratch = Files.createTempDirectory("no-secrets");
+        scratch = Testbed.scratch("no-secrets");
     }
 
     @AfterAll

@@ -1,11 +1,15 @@
 package io.etcdwright.it;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -64,19 +68,51 @@ final class Testbed {
         }
     }
 
+    private static Path workstationHome;
+
     /** A fresh $ETCDWRIGHT_HOME (PKI dirs, release cache) for the in-process CLI runs of a test class. */
     static Path freshWorkstationHome() {
         try {
-            Path home = Files.createTempDirectory("etcdwright-home");
-            System.setProperty("etcdwright.home", home.toString());
-            return home;
+            workstationHome = Files.createTempDirectory("etcdwright-home");
+            System.setProperty("etcdwright.home", workstationHome.toString());
+            return workstationHome;
         } catch (IOException e) {
             throw new AssertionError(e);
         }
     }
 
+    /** A scratch directory of the test class (tools, plan files), removed with its workstation home. */
+    static Path scratch(String name) {
+        try {
+            return Files.createDirectories(workstationHome.resolve("scratch").resolve(name));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Removes the test class's workstation home and scratch directories: CI runs on the same
+     * machine again and again, and each class left tens of megabytes (etcd tools, a CA) in /tmp.
+     */
     static void forgetWorkstationHome() {
         System.clearProperty("etcdwright.home");
+        if (workstationHome != null) {
+            deleteTree(workstationHome);
+            workstationHome = null;
+        }
+    }
+
+    static void deleteTree(Path root) {
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + root, e);
+        }
     }
 
     static void run(String... args) {
