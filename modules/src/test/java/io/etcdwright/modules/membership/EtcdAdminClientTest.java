@@ -439,7 +439,7 @@ class EtcdAdminClientTest {
                 .orElseThrow(() -> new AssertionError("no healthy follower in " + status));
     }
 
-    private static String version(Path etcd) throws IOException, InterruptedException {
+    static String version(Path etcd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(etcd.toString(), "--version").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "etcd --version hangs");

@@ -1,0 +1,373 @@
+package io.etcdwright.modules.membership;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.cluster.Member;
+import io.etcd.jetcd.cluster.MemberListResponse;
+import io.etcd.jetcd.maintenance.StatusResponse;
+import io.grpc.Status;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+
+/**
+ * The membership changes a resize or a replacement is made of, each safe to repeat: an apply that
+ * was interrupted runs them again, so adding a learner that is already there, promoting a member
+ * that is already a voter, or removing one that is already gone is the outcome asked for, not an
+ * error. Outcomes are values; nothing here is decided by reading an error's text.
+ *
+ * <p>The learner-first order is etcd's own advice (see docs and etcd-operations.md): a learner is
+ * outside quorum until promoted, so adding one never changes how many members must agree; it is
+ * promoted only once it has caught up with the leader.
+ */
+public final class MembershipChanges implements AutoCloseable {
+    /** etcd promotes a learner whose log has reached 90% of the leader's (raft's Progress.Match). */
+    static final double IN_SYNC_FRACTION = 0.9;
+
+    /** A member as the cluster lists it. An added member that never started has no name yet. */
+    public record ClusterMember(String id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
+        public boolean started() {
+            return !name.isEmpty();
+        }
+    }
+
+    /** What a promotion did. */
+    public sealed interface Promotion {
+        /** The learner is now a voter. */
+        record Promoted(String id) implements Promotion {
+        }
+
+        /** It already was a voter (an interrupted apply that promoted it before). */
+        record AlreadyVoter(String id) implements Promotion {
+        }
+
+        /** No member has this id. */
+        record NotFound(String id) implements Promotion {
+        }
+
+        /** The learner has not caught up yet: its applied index against the leader's. Try again later. */
+        record NotInSync(String id, long learnerIndex, long leaderIndex) implements Promotion {
+        }
+
+        /** etcd refused for a reason of its own, in its words (e.g. not enough started voters). */
+        record Refused(String id, Status.Code code, String serverSays) implements Promotion {
+        }
+    }
+
+    /** What a removal did. */
+    public sealed interface Removal {
+        record Removed(String id) implements Removal {
+        }
+
+        /** It was not a member (any more): an interrupted apply removed it before. */
+        record AlreadyGone(String id) implements Removal {
+        }
+    }
+
+    /** What connections are made with, kept to reach a single member (the leader) too. */
+    private record Connection(List<URI> endpoints, TlsMaterial tls, Duration timeout) {
+    }
+
+    private final Client client;
+    private final Connection settings;
+
+    private MembershipChanges(Client client, Connection settings) {
+        this.client = client;
+        this.settings = settings;
+    }
+
+    /**
+     * Connects to the cluster through {@code endpoints} (https client URLs) with the admin client's
+     * files; every call is bounded by {@code timeout}.
+     */
+    public static MembershipChanges connect(List<String> endpoints, Path caCert, Path clientCert, Path clientKey,
+                                            Duration timeout) {
+        List<URI> uris = EtcdAdminClient.parseEndpoints(endpoints);
+        Connection settings = new Connection(uris, TlsMaterial.read(caCert, clientCert, clientKey),
+                timeout);
+        return new MembershipChanges(client(uris, settings), settings);
+    }
+
+    private static Client client(List<URI> endpoints, Connection settings) {
+        try {
+            return Client.builder().endpoints(endpoints.toArray(URI[]::new)).sslContext(settings.tls().clientContext())
+                    .waitForReady(false).connectTimeout(settings.timeout()).retryMaxAttempts(0).build();
+        } catch (SSLException e) {
+            throw new EtcdAdminException("cannot set up TLS for the admin client: " + e.getMessage(), e);
+        }
+    }
+
+    /** The cluster's members, learners and added-but-unstarted ones included. */
+    public List<ClusterMember> members() {
+        List<ClusterMember> members = new ArrayList<>();
+        for (Member m : listMembers().getMembers()) {
+            members.add(member(m));
+        }
+        return members;
+    }
+
+    /**
+     * The member list from whichever endpoint answers. A read, so safe to ask again: an endpoint
+     * that is going away (a member just removed stops itself) answers UNAVAILABLE, and the next
+     * try goes round robin to another.
+     */
+    private MemberListResponse listMembers() {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return get(client.getClusterClient().listMember());
+            } catch (ExecutionException e) {
+                if (Failures.code(e.getCause()) != Status.Code.UNAVAILABLE || attempt >= settings.endpoints().size()) {
+                    throw new EtcdAdminException("cannot list the members: " + Failures.describe(e.getCause(), settings.timeout()),
+                            e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new EtcdAdminException("cannot list the members: no answer within " + settings.timeout().toSeconds() + " s", e);
+            }
+        }
+    }
+
+    /**
+     * Adds a learner with {@code peerUrl}, or returns the member that already has that peer URL
+     * (added by an earlier, interrupted run: adding it again would fail with "Peer URLs already exists").
+     * Matched by peer URL because a member that has not started yet has no name.
+     *
+     * <p>etcd refuses any add with UNAVAILABLE until the member serving it has been connected to
+     * its peers for five seconds (its strict reconfiguration check; until 3.5.30 to every voter),
+     * which is the case right after a start or a restart. Such refusals are asked again, each time
+     * looking for the peer URL first so that an add whose answer was lost is not made twice,
+     * until {@code within} has passed.
+     *
+     * @throws EtcdAdminException if the URL belongs to a voter (a different member than meant) or
+     *                            etcd refuses the add for another reason (say, another learner is
+     *                            still waiting: etcd 3.4 and 3.5 allow one)
+     */
+    public ClusterMember addLearner(String peerUrl, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            Optional<ClusterMember> existing = withPeerUrl(peerUrl);
+            if (existing.isPresent()) {
+                if (!existing.get().learner()) {
+                    throw new EtcdAdminException("the peer URL " + peerUrl + " already belongs to voting member "
+                            + describe(existing.get()) + "; it cannot be added again as a learner");
+                }
+                return existing.get();
+            }
+            try {
+                return member(get(client.getClusterClient().addMember(List.of(URI.create(peerUrl)), true)).getMember());
+            } catch (ExecutionException e) {
+                if (Failures.code(e.getCause()) != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
+                    throw new EtcdAdminException("cannot add a learner with peer URL " + peerUrl + ": "
+                            + Failures.describe(e.getCause(), settings.timeout()), e.getCause());
+                }
+                sleep(Duration.ofMillis(500));
+            } catch (TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new EtcdAdminException("cannot add a learner with peer URL " + peerUrl + ": no answer within "
+                            + settings.timeout().toSeconds() + " s", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Promotes the learner {@code id} (hex) if it has caught up; otherwise says how far it is.
+     * Asking the numbers first is what lets an apply wait with a reason instead of guessing from
+     * an error message.
+     */
+    public Promotion promote(String id) {
+        Optional<ClusterMember> member = members().stream().filter(m -> m.id().equals(id)).findFirst();
+        if (member.isEmpty()) {
+            return new Promotion.NotFound(id);
+        }
+        if (!member.get().learner()) {
+            return new Promotion.AlreadyVoter(id);
+        }
+        Optional<long[]> progress = progress(member.get());
+        if (progress.isPresent() && progress.get()[0] < (long) Math.ceil(IN_SYNC_FRACTION * progress.get()[1])) {
+            return new Promotion.NotInSync(id, progress.get()[0], progress.get()[1]);
+        }
+        try {
+            get(client.getClusterClient().promoteMember(parseId(id)));
+            return new Promotion.Promoted(id);
+        } catch (ExecutionException e) {
+            Status.Code code = Failures.code(e.getCause());
+            if (code == Status.Code.FAILED_PRECONDITION && progress.isEmpty()) {
+                // The learner's own Status could not be had (not started yet): its log is empty.
+                return new Promotion.NotInSync(id, 0, leaderIndex().orElse(0L));
+            }
+            return new Promotion.Refused(id, code, Failures.description(e.getCause()));
+        } catch (TimeoutException e) {
+            throw new EtcdAdminException("promoting member " + id + " got no answer within " + settings.timeout().toSeconds()
+                    + " s; it may or may not have happened: the next apply asks again", e);
+        }
+    }
+
+    /**
+     * Waits until {@link #promote} succeeds or says the member is a voter, asking every
+     * {@code every}; gives up after {@code within} with the last progress seen.
+     */
+    public Promotion promoteWhenInSync(String id, Duration within, Duration every) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            Promotion outcome = promote(id);
+            boolean worthAnotherTry = outcome instanceof Promotion.NotInSync
+                    || outcome instanceof Promotion.Refused refused && refused.code() == Status.Code.UNAVAILABLE;
+            if (!worthAnotherTry || System.nanoTime() > deadline) {
+                return outcome;
+            }
+            sleep(every);
+        }
+    }
+
+    /**
+     * Removes member {@code id} (hex), or says it is already gone. Refusals with UNAVAILABLE (the
+     * strict reconfiguration check right after a restart, see {@link #addLearner}) are asked again,
+     * membership looked up first each time, until {@code within} has passed.
+     */
+    public Removal remove(String id, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            if (members().stream().noneMatch(m -> m.id().equals(id))) {
+                return new Removal.AlreadyGone(id);
+            }
+            try {
+                get(client.getClusterClient().removeMember(parseId(id)));
+                return new Removal.Removed(id);
+            } catch (ExecutionException e) {
+                if (Failures.code(e.getCause()) != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
+                    throw new EtcdAdminException("cannot remove member " + id + ": "
+                            + Failures.describe(e.getCause(), settings.timeout()), e.getCause());
+                }
+                sleep(Duration.ofMillis(500));
+            } catch (TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new EtcdAdminException("cannot remove member " + id + ": no answer within "
+                            + settings.timeout().toSeconds() + " s; it may or may not have happened: the next apply asks again", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Hands leadership to voter {@code transfereeId}: asked of the current leader, the only member
+     * that can do it. Used before the leader itself is removed or stopped, so the cluster never
+     * waits out an election timeout.
+     */
+    public void moveLeader(String transfereeId) {
+        ClusterMember leader = leader().orElseThrow(() -> new EtcdAdminException("no member reports a leader: nothing to move"));
+        if (leader.id().equals(transfereeId)) {
+            return;
+        }
+        List<URI> leaderUrls = leader.clientUrls().stream().map(URI::create).toList();
+        try (Client toLeader = client(leaderUrls, settings)) {
+            call(toLeader.getMaintenanceClient().moveLeader(parseId(transfereeId)),
+                    "move leadership from " + describe(leader) + " to member " + transfereeId);
+        }
+    }
+
+    /** The member that leads, as its peers report it. */
+    public Optional<ClusterMember> leader() {
+        for (ClusterMember m : members()) {
+            Optional<StatusResponse> status = status(m);
+            if (status.isPresent() && status.get().getLeader() != 0) {
+                String leaderId = hex(status.get().getLeader());
+                return members().stream().filter(x -> x.id().equals(leaderId)).findFirst();
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    /** [learner's applied index, leader's raft index], when both answer their Status call. */
+    private Optional<long[]> progress(ClusterMember learner) {
+        Optional<StatusResponse> own = status(learner);
+        Optional<Long> leaderIndex = leaderIndex();
+        if (own.isEmpty() || leaderIndex.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new long[] {own.get().getRaftAppliedIndex(), leaderIndex.get()});
+    }
+
+    private Optional<Long> leaderIndex() {
+        return leader().flatMap(this::status).map(StatusResponse::getRaftIndex);
+    }
+
+    /** A member's own Status (any of its client URLs), or empty when it does not answer. */
+    private Optional<StatusResponse> status(ClusterMember m) {
+        for (String url : m.clientUrls()) {
+            try {
+                return Optional.of(get(client.getMaintenanceClient().statusMember(url)));
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                // not answering on this URL: try the next, else empty
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Optional<ClusterMember> withPeerUrl(String peerUrl) {
+        URI wanted = URI.create(peerUrl);
+        return members().stream().filter(m -> m.peerUrls().stream().map(URI::create).anyMatch(wanted::equals)).findFirst();
+    }
+
+    private <T> T call(CompletableFuture<T> future, String what) {
+        try {
+            return get(future);
+        } catch (ExecutionException e) {
+            throw new EtcdAdminException("cannot " + what + ": " + Failures.describe(e.getCause(), settings.timeout()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new EtcdAdminException("cannot " + what + ": no answer within " + settings.timeout().toSeconds() + " s", e);
+        }
+    }
+
+    private <T> T get(CompletableFuture<T> future) throws ExecutionException, TimeoutException {
+        try {
+            return future.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EtcdAdminException("interrupted", e);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            throw e;
+        }
+    }
+
+    private static ClusterMember member(Member m) {
+        return new ClusterMember(hex(m.getId()), m.getName() == null ? "" : m.getName(),
+                m.getPeerURIs().stream().map(URI::toString).toList(),
+                m.getClientURIs().stream().map(URI::toString).toList(), m.isLearner());
+    }
+
+    private static String describe(ClusterMember m) {
+        return (m.started() ? m.name() : "(not started)") + " (" + m.id() + ")";
+    }
+
+    /** Member ids as etcdctl and status print them (hex, unsigned). */
+    static String hex(long id) {
+        return Long.toHexString(id);
+    }
+
+    private static long parseId(String hex) {
+        return Long.parseUnsignedLong(hex, 16);
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EtcdAdminException("interrupted", e);
+        }
+    }
+}
