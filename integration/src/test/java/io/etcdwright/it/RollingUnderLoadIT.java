@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Rolling operations under continuous writes: a patch upgrade and the patch downgrade back restart
- * every member one at a time while writers keep writing; afterwards every acknowledged write is on
+ * Rolling operations under continuous writes: a patch upgrade, the patch downgrade back and a
+ * certificate renewal restart every member one at a time while writers keep writing; afterwards every acknowledged write is on
  * every member, and the members' stores hash the same. The longest stall is printed (measured,
  * not asserted: speed belongs to bench/). The checker is shown to catch a lost write.
  */
@@ -40,7 +40,7 @@ class RollingUnderLoadIT {
     }
 
     @Test
-    void patchUpgradeAndDowngradeRollUnderWritesWithoutLosingAnAcknowledgedWrite() throws Exception {
+    void patchUpgradeDowngradeAndRenewalRollUnderWritesWithoutLosingAnAcknowledgedWrite() throws Exception {
         List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
         String newest = versions.get(versions.size() - 1);
         String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: load");
@@ -52,6 +52,10 @@ class RollingUnderLoadIT {
 
         WriteLoad.Report up = rollUnderLoad(spec, base.replace("version: 3.5.16", "version: " + newest), env, "upgrade", newest);
         WriteLoad.Report down = rollUnderLoad(spec, base, env, "downgrade", "3.5.16");
+        // Certificates inside their renewal window (364 days left, renewed 400 before): reissued,
+        // and every member restarted one by one to serve them.
+        rollUnderLoad(spec, base.replace("validityDays: 365", "validityDays: 730").replace("renewBeforeDays: 30",
+                "renewBeforeDays: 400"), env, "certificate-renewal", "3.5.16");
 
         // The checker is not blind: a write lost behind its back is reported.
         WriteLoad.Ack victim = down.load().acks().get(down.load().acks().size() / 2);

@@ -47,7 +47,7 @@ final class WriteLoad implements AutoCloseable {
     }
 
     /** What the load saw while it ran. */
-    record Acks(List<Ack> acks, int unacknowledgedAttempts, long ranMillis, Path log) {
+    record Acks(String prefix, List<Ack> acks, int unacknowledgedAttempts, long ranMillis, Path log) {
         long lastRevision() {
             return acks.stream().mapToLong(Ack::revision).max().orElse(0);
         }
@@ -99,6 +99,8 @@ final class WriteLoad implements AutoCloseable {
     private final BufferedWriter log;
     private final Path logFile;
     private final long startedNanos = System.nanoTime();
+    /** Each run writes under a prefix of its own, so runs on one cluster never overwrite each other's keys. */
+    private final String prefix = PREFIX + Long.toHexString(System.nanoTime()) + "/";
     private Acks stopped;
 
     private WriteLoad(Client client, Path logFile) throws IOException {
@@ -126,7 +128,7 @@ final class WriteLoad implements AutoCloseable {
 
     private void write(int writer) {
         for (long seq = 0; !stopping.get(); seq++) {
-            String key = PREFIX + "w" + writer + "/" + String.format("%08d", seq);
+            String key = prefix + "w" + writer + "/" + String.format("%08d", seq);
             try {
                 PutResponse put = client.getKVClient()
                         .put(bytes(key), bytes("writer " + writer + " write " + seq))
@@ -183,7 +185,7 @@ final class WriteLoad implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            stopped = new Acks(List.copyOf(acks), unacknowledged.get(), millisSinceStart(), logFile);
+            stopped = new Acks(prefix, List.copyOf(acks), unacknowledged.get(), millisSinceStart(), logFile);
         }
         return stopped;
     }
@@ -204,10 +206,10 @@ final class WriteLoad implements AutoCloseable {
         long revision = load.lastRevision();
         for (URI member : endpoints(clientEnv)) {
             try (Client one = client(clientEnv, List.of(member))) {
-                awaitRevision(one, member, revision);
+                awaitRevision(one, member, load.prefix(), revision);
                 Map<String, Long> stored = new HashMap<>();
                 GetResponse all = one.getKVClient()
-                        .get(bytes(PREFIX), GetOption.builder().isPrefix(true).withSerializable(true).build())
+                        .get(bytes(load.prefix()), GetOption.builder().isPrefix(true).withSerializable(true).build())
                         .get(30, TimeUnit.SECONDS);
                 for (KeyValue kv : all.getKvs()) {
                     stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
@@ -238,11 +240,11 @@ final class WriteLoad implements AutoCloseable {
         }
     }
 
-    private static void awaitRevision(Client member, URI endpoint, long revision) throws Exception {
+    private static void awaitRevision(Client member, URI endpoint, String prefix, long revision) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         long seen;
         do {
-            seen = member.getKVClient().get(bytes(PREFIX), GetOption.builder().isPrefix(true).withCountOnly(true)
+            seen = member.getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true).withCountOnly(true)
                     .withSerializable(true).build()).get(10, TimeUnit.SECONDS).getHeader().getRevision();
             if (seen >= revision) {
                 return;
