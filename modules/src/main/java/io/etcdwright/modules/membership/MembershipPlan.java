@@ -1,0 +1,250 @@
+package io.etcdwright.modules.membership;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The order of membership changes that takes a running cluster from the members it has to the
+ * members the spec wants, never losing quorum on the way: a pure function of the cluster's view
+ * (who is a member, learner, healthy, leader) and the desired members, so every case is a unit
+ * test. Installing etcd, certificates and configuration on a new host are the converge planner's
+ * steps; this decides only the membership part and its order.
+ *
+ * <p>The rules, from etcd's documentation and the failures of other tools
+ * (../shared/notes/etcd-operations.md §1):
+ * <ul>
+ * <li>Nothing is changed without quorum: that is disaster recovery (restore), not a resize.</li>
+ * <li>Members that are down and leaving go first: they count against quorum and, before etcd
+ *     3.5.30, any voter being down makes etcd refuse every add.</li>
+ * <li>New members join one at a time as learners (etcd 3.4 and 3.5 allow one learner), are
+ *     started with the current member list, and are promoted only once in sync.</li>
+ * <li>Then healthy members leave, followers first; the leader last, after handing leadership to
+ *     another voter (chosen when the step runs, not now), so no election timeout is waited out.</li>
+ * <li>A new member that reuses a leaving member's peer URL (the same host rebuilt) can only be
+ *     added after that member is removed (etcd: "Peer URLs already exists").</li>
+ * <li>Each removal must leave enough healthy voters for the new, smaller quorum; each promotion
+ *     needs enough started voters for the new, larger one (etcd's strict reconfiguration check).</li>
+ * <li>A learner already in the cluster for a desired member (an interrupted apply) is resumed,
+ *     not added again; one for no desired member is removed first, as it blocks every other add.</li>
+ * </ul>
+ */
+public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<String> warnings) {
+
+    /** A member as the cluster sees it now. */
+    public record Current(String id, String name, String peerUrl, boolean learner, boolean healthy, boolean leader) {
+    }
+
+    /** A member the spec wants: its name and peer URL. */
+    public record Desired(String name, String peerUrl) {
+    }
+
+    /** One membership change, in order. */
+    public sealed interface Change {
+        /** What the plan prints for it. */
+        String line();
+
+        /** {@code etcdctl member add --learner}: idempotent by peer URL. */
+        record AddLearner(Desired member) implements Change {
+            @Override
+            public String line() {
+                return "add learner " + member.name();
+            }
+        }
+
+        /** Start etcd on the new host with initial-cluster-state existing and the current member list. */
+        record StartJoiner(Desired member) implements Change {
+            @Override
+            public String line() {
+                return "start " + member.name();
+            }
+        }
+
+        /** Promote once the learner's log is within etcd's 90% of the leader's. */
+        record Promote(Desired member) implements Change {
+            @Override
+            public String line() {
+                return "promote " + member.name();
+            }
+        }
+
+        /** Leadership to another healthy voter, picked when the step runs. */
+        record HandOffLeadership(Current from) implements Change {
+            @Override
+            public String line() {
+                return "hand off leadership from " + from.name();
+            }
+        }
+
+        /** {@code member remove}; its etcd stops itself, and its unit is disabled so it stays stopped. */
+        record Remove(Current member, String why) implements Change {
+            @Override
+            public String line() {
+                return "remove " + (member.name().isEmpty() ? member.id() : member.name());
+            }
+        }
+    }
+
+    /** Why the change cannot be made safely now, and what the operator can do. */
+    public sealed interface Refusal {
+        String what();
+
+        String whatToDo();
+
+        record NoQuorum(int healthyVoters, int voters) implements Refusal {
+            @Override
+            public String what() {
+                return "only " + healthyVoters + " of " + voters + " voting members are healthy: the cluster has no quorum,"
+                        + " so no membership change can be agreed on";
+            }
+
+            @Override
+            public String whatToDo() {
+                return "bring members back (start their hosts, then apply), or recover from a backup (etcdwright restore)";
+            }
+        }
+
+        record RemovalWouldLoseQuorum(String member, int healthyVotersAfter, int votersAfter) implements Refusal {
+            @Override
+            public String what() {
+                return "removing " + member + " would leave " + healthyVotersAfter + " healthy of " + votersAfter
+                        + " voting members, fewer than the " + quorum(votersAfter) + " a quorum needs";
+            }
+
+            @Override
+            public String whatToDo() {
+                return "repair the members that are down first (apply with them in the spec), then remove " + member;
+            }
+        }
+
+        record AddBlockedByDownMember(String down, String version) implements Refusal {
+            @Override
+            public String what() {
+                return "member " + down + " is down and stays in the spec; etcd " + version + " refuses to add members"
+                        + " while any voting member is down (fixed in 3.5.30)";
+            }
+
+            @Override
+            public String whatToDo() {
+                return "bring " + down + " back first, or take it out of the spec so that it is removed before the add";
+            }
+        }
+    }
+
+    static int quorum(int voters) {
+        return voters / 2 + 1;
+    }
+
+    /**
+     * The changes from {@code current} to {@code desired}; {@code etcdVersion} (X.Y.Z) decides
+     * whether a down voter blocks adds.
+     */
+    public static MembershipPlan plan(List<Current> current, List<Desired> desired, String etcdVersion) {
+        List<Change> changes = new ArrayList<>();
+        List<Refusal> refusals = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        Map<String, Desired> wanted = new LinkedHashMap<>();
+        desired.forEach(d -> wanted.put(d.name(), d));
+
+        List<Current> voters = new ArrayList<>(current.stream().filter(m -> !m.learner()).toList());
+        long healthyVoters = voters.stream().filter(Current::healthy).count();
+        if (healthyVoters < quorum(voters.size())) {
+            refusals.add(new Refusal.NoQuorum((int) healthyVoters, voters.size()));
+            return new MembershipPlan(List.of(), refusals, warnings);
+        }
+
+        // Who leaves: members not wanted, or wanted at another peer URL (the host was replaced).
+        List<Current> leaving = new ArrayList<>();
+        List<Current> resumedLearners = new ArrayList<>();
+        for (Current m : current) {
+            Desired d = m.name().isEmpty() ? byPeerUrl(desired, m.peerUrl()).orElse(null) : wanted.get(m.name());
+            boolean samePlace = d != null && d.peerUrl().equals(m.peerUrl());
+            if (m.learner() && samePlace) {
+                resumedLearners.add(m);
+            } else if (!samePlace) {
+                leaving.add(m);
+            }
+        }
+        // Joiners: desired members that are not voters at their peer URL; a resumed learner first,
+        // since it already holds the one learner slot.
+        List<Desired> joining = desired.stream()
+                .filter(d -> current.stream().noneMatch(m -> !m.learner() && d.peerUrl().equals(m.peerUrl())
+                        && (m.name().equals(d.name()) || m.name().isEmpty())))
+                .sorted(Comparator.comparing((Desired d) -> resumedLearners.stream().noneMatch(m -> m.peerUrl().equals(d.peerUrl()))))
+                .toList();
+
+        // 1. Leaving learners (they hold the one learner slot), then leaving members that are down.
+        List<Current> state = new ArrayList<>(voters);
+        leaving.stream().filter(Current::learner).forEach(m -> changes.add(new Change.Remove(m, "a learner that is not in the spec")));
+        for (Current m : leaving.stream().filter(m -> !m.learner() && !m.healthy()).toList()) {
+            removeSafely(m, "down and not in the spec (or replaced)", state, changes, refusals);
+        }
+        // 2. A down member that stays blocks adds before 3.5.30.
+        Optional<Current> downStaying = state.stream().filter(m -> !m.healthy() && !leaving.contains(m)).findFirst();
+        if (!joining.isEmpty() && downStaying.isPresent() && blocksAddsWhileDown(etcdVersion)) {
+            refusals.add(new Refusal.AddBlockedByDownMember(downStaying.get().name(), etcdVersion));
+        }
+        // 3. Joiners one at a time; a joiner reusing a leaving member's peer URL waits for its removal.
+        List<Current> healthyLeaving = new ArrayList<>(leaving.stream().filter(m -> !m.learner() && m.healthy())
+                .sorted(Comparator.comparing(Current::leader)).toList());
+        for (Desired d : joining) {
+            Optional<Current> sameUrl = healthyLeaving.stream().filter(m -> m.peerUrl().equals(d.peerUrl())).findFirst();
+            if (sameUrl.isPresent()) {
+                if (sameUrl.get().leader()) {
+                    changes.add(new Change.HandOffLeadership(sameUrl.get()));
+                }
+                removeSafely(sameUrl.get(), "replaced by " + d.name() + " at the same peer URL", state, changes, refusals);
+                healthyLeaving.remove(sameUrl.get());
+            }
+            boolean resumed = resumedLearners.stream().anyMatch(m -> m.peerUrl().equals(d.peerUrl()));
+            if (!resumed) {
+                changes.add(new Change.AddLearner(d));
+            }
+            changes.add(new Change.StartJoiner(d));
+            // Promotion needs started voters >= the new quorum: with quorum now (checked above) and
+            // the joiner started, that always holds, so there is nothing more to check here.
+            changes.add(new Change.Promote(d));
+            state.add(new Current("", d.name(), d.peerUrl(), false, true, false));
+        }
+        // 4. Healthy members leave: followers first, the leader last after handing off leadership.
+        for (Current m : healthyLeaving) {
+            if (m.leader()) {
+                changes.add(new Change.HandOffLeadership(m));
+            }
+            removeSafely(m, "not in the spec", state, changes, refusals);
+        }
+        int size = state.size();
+        if (size > 1 && size % 2 == 0) {
+            warnings.add(size + " voting members tolerate no more failures than " + (size - 1) + "; use an odd number");
+        }
+        return new MembershipPlan(List.copyOf(changes), List.copyOf(refusals), List.copyOf(warnings));
+    }
+
+    private static void removeSafely(Current m, String why, List<Current> state, List<Change> changes, List<Refusal> refusals) {
+        List<Current> after = new ArrayList<>(state);
+        after.remove(m);
+        long healthyAfter = after.stream().filter(Current::healthy).count();
+        if (after.isEmpty() || healthyAfter < quorum(after.size())) {
+            refusals.add(new Refusal.RemovalWouldLoseQuorum(m.name().isEmpty() ? m.id() : m.name(), (int) healthyAfter, after.size()));
+            return;
+        }
+        changes.add(new Change.Remove(m, why));
+        state.remove(m);
+    }
+
+    private static Optional<Desired> byPeerUrl(List<Desired> desired, String peerUrl) {
+        return desired.stream().filter(d -> d.peerUrl().equals(peerUrl)).findFirst();
+    }
+
+    /** Before 3.5.30 (and on every 3.4), etcd refuses an add while any voter is not connected. */
+    static boolean blocksAddsWhileDown(String version) {
+        String[] v = version.split("\\.");
+        int major = Integer.parseInt(v[0]);
+        int minor = Integer.parseInt(v[1]);
+        int patch = Integer.parseInt(v[2]);
+        return major == 3 && (minor < 5 || minor == 5 && patch < 30);
+    }
+}

@@ -1,0 +1,144 @@
+package io.etcdwright.modules.membership;
+
+import io.etcdwright.modules.membership.MembershipPlan.Change;
+import io.etcdwright.modules.membership.MembershipPlan.Current;
+import io.etcdwright.modules.membership.MembershipPlan.Desired;
+import io.etcdwright.modules.membership.MembershipPlan.Refusal;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every resize and replacement a cluster sees, as the exact changes in their order, or the
+ * refusals. The members' state is what the cluster reports; names h1..h5 at 10.0.0.1..5.
+ */
+class MembershipPlanTest {
+
+    static Current voter(int i) {
+        return new Current("id" + i, "h" + i, url(i), false, true, false);
+    }
+
+    static Current leader(int i) {
+        return new Current("id" + i, "h" + i, url(i), false, true, true);
+    }
+
+    static Current down(int i) {
+        return new Current("id" + i, "h" + i, url(i), false, false, false);
+    }
+
+    static Current unstartedLearner(int i) {
+        return new Current("id" + i, "", url(i), true, false, false);
+    }
+
+    static Desired want(int i) {
+        return new Desired("h" + i, url(i));
+    }
+
+    static String url(int i) {
+        return "https://10.0.0." + i + ":2380";
+    }
+
+    /** The changes as short lines, so a failing test shows the whole order. */
+    static List<String> lines(MembershipPlan plan) {
+        return plan.changes().stream().map(Change::line).toList();
+    }
+
+    @Test
+    void nothingChangesWhenTheMembersAreTheOnesWanted() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3)), List.of(want(1), want(2), want(3)), "3.5.16");
+        assertEquals(List.of(), plan.changes());
+        assertEquals(List.of(), plan.refusals());
+    }
+
+    @Test
+    void growingFromOneToThreeAddsEachAsALearnerThenPromotesItBeforeTheNext() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1)), List.of(want(1), want(2), want(3)), "3.5.16");
+        assertEquals(List.of("add learner h2", "start h2", "promote h2", "add learner h3", "start h3", "promote h3"), lines(plan));
+        assertEquals(List.of(), plan.refusals());
+    }
+
+    @Test
+    void shrinkingFiveToThreeRemovesFollowersAndTheLeaderLastAfterHandingOff() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(voter(1), voter(2), voter(3), voter(4), leader(5)),
+                List.of(want(1), want(2), want(3)), "3.5.16");
+        assertEquals(List.of("remove h4", "hand off leadership from h5", "remove h5"), lines(plan));
+        assertEquals(List.of(), plan.refusals());
+    }
+
+    @Test
+    void aDeadMemberIsReplacedByRemovingItFirstThenAddingTheNewHost() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), down(3)), List.of(want(1), want(2), want(4)), "3.5.16");
+        assertEquals(List.of("remove h3", "add learner h4", "start h4", "promote h4"), lines(plan));
+        assertEquals(List.of(), plan.refusals());
+    }
+
+    @Test
+    void aHealthyMemberIsSwappedByAddingTheNewOneFirstSoFaultToleranceNeverDrops() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3)), List.of(want(1), want(2), want(4)), "3.5.16");
+        assertEquals(List.of("add learner h4", "start h4", "promote h4", "remove h3"), lines(plan));
+    }
+
+    @Test
+    void aRebuiltHostAtTheSamePeerUrlIsRemovedBeforeItIsAddedAgain() {
+        // h3's disk was wiped and the host renamed h3b: same address, so same peer URL.
+        Desired rebuilt = new Desired("h3b", url(3));
+        MembershipPlan plan = MembershipPlan.plan(List.of(voter(1), voter(2), leader(3)), List.of(want(1), want(2), rebuilt), "3.5.16");
+        assertEquals(List.of("hand off leadership from h3", "remove h3", "add learner h3b", "start h3b", "promote h3b"), lines(plan));
+    }
+
+    @Test
+    void anInterruptedJoinIsResumedWithoutAddingTheLearnerAgain() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), unstartedLearner(4)),
+                List.of(want(1), want(2), want(3), want(4), want(5)), "3.5.16");
+        assertEquals(List.of("start h4", "promote h4", "add learner h5", "start h5", "promote h5"), lines(plan));
+    }
+
+    @Test
+    void aLearnerNobodyWantsIsRemovedFirstBecauseItHoldsTheOnlyLearnerSlot() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), unstartedLearner(9)),
+                List.of(want(1), want(2), want(3), want(4)), "3.5.16");
+        assertEquals(List.of("remove id9", "add learner h4", "start h4", "promote h4"), lines(plan));
+    }
+
+    @Test
+    void withoutQuorumNothingIsPlannedAndTheWayOutIsARestore() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), down(2), down(3)), List.of(want(1), want(4), want(5)), "3.5.16");
+        assertEquals(List.of(), plan.changes());
+        assertEquals(List.of(new Refusal.NoQuorum(1, 3)), plan.refusals());
+        assertTrue(plan.refusals().get(0).whatToDo().contains("etcdwright restore"));
+    }
+
+    @Test
+    void aRemovalThatWouldLeaveTooFewHealthyVotersIsRefused() {
+        // h3 is down and stays wanted; removing healthy h2 would leave h1 and a dead h3: 1 of 2.
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), down(3)), List.of(want(1), want(3)), "3.5.30");
+        assertEquals(List.of(), plan.changes());
+        assertEquals(List.of(new Refusal.RemovalWouldLoseQuorum("h2", 1, 2)), plan.refusals());
+    }
+
+    @Test
+    void beforeEtcd3530ADownMemberThatStaysBlocksAddsAndSaysSo() {
+        List<Current> now = List.of(leader(1), voter(2), down(3));
+        List<Desired> wanted = List.of(want(1), want(2), want(3), want(4), want(5));
+        assertEquals(List.of(new Refusal.AddBlockedByDownMember("h3", "3.5.16")), MembershipPlan.plan(now, wanted, "3.5.16").refusals());
+        assertEquals(List.of(new Refusal.AddBlockedByDownMember("h3", "3.4.23")), MembershipPlan.plan(now, wanted, "3.4.23").refusals());
+        assertEquals(List.of(), MembershipPlan.plan(now, wanted, "3.5.30").refusals());
+    }
+
+    @Test
+    void anEvenSizeIsWarnedAbout() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3)), List.of(want(1), want(2)), "3.5.16");
+        assertEquals(List.of("remove h3"), lines(plan));
+        assertEquals(List.of("2 voting members tolerate no more failures than 1; use an odd number"), plan.warnings());
+    }
+
+    @Test
+    void shrinkingToOneKeepsTheMemberWanted() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(voter(1), voter(2), leader(3)), List.of(want(1)), "3.5.16");
+        assertEquals(List.of("remove h2", "hand off leadership from h3", "remove h3"), lines(plan));
+        assertEquals(List.of(), plan.refusals());
+    }
+}
