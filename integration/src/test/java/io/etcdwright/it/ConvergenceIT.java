@@ -204,7 +204,8 @@ class ConvergenceIT {
         Files.writeString(spec, base.replace("version: 3.5.16", "version: 3.4.23"));
         Cli.Run minor = Cli.run("plan", "-i", INV, "-f", spec.toString());
         assertEquals(1, minor.exitCode());
-        assertTrue(minor.err().contains("a minor downgrade needs etcd's own procedure"), minor.err());
+        assertTrue(minor.err().contains("a minor downgrade from " + newest + " to 3.4.23 cannot roll member by member"), minor.err());
+        assertTrue(minor.err().contains("take a backup, then restore it with etcd 3.4.23"), minor.err());
     }
 
     /** The hosts of the plan's restart steps, in plan order. */

@@ -3,6 +3,7 @@ package io.etcdwright.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +31,11 @@ class RollingUnderLoadIT {
     static void hosts() {
         Testbed.up(3);
         home = Testbed.freshWorkstationHome();
+    }
+
+    @AfterEach
+    void wipe() {
+        Testbed.removeEtcd(3);
     }
 
     @AfterAll
@@ -65,6 +71,38 @@ class RollingUnderLoadIT {
         assertTrue(lost.missingOrChanged().keySet().stream().allMatch(k -> k.endsWith(" " + victim.key())), lost.toString());
     }
 
+    /**
+     * 3.4 -> 3.5, etcd's one-minor rolling upgrade: binaries swapped member by member, leader
+     * last, then the plan waits until the leader raises the cluster version to 3.5.
+     */
+    @Test
+    void aMinorUpgradeRollsUnderWritesAndWaitsForTheClusterVersion() throws Exception {
+        String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: minor")
+                .replace("version: 3.5.16", "version: 3.4.23");
+        Path spec = home.resolve("minor.yaml");
+        Files.writeString(spec, base);
+        Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, create.exitCode(), create.all());
+        Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
+
+        Files.writeString(spec, base.replace("version: 3.4.23", "version: 3.5.16"));
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString());
+        assertEquals(0, plan.exitCode(), plan.all());
+        assertTrue(plan.out().contains("wait for cluster version 3.5"), plan.out());
+        assertTrue(plan.all().contains("etcd advises the newest 3.4 patch before a minor upgrade"), plan.all());
+
+        WriteLoad.Report report = rollUnderLoad(spec, base.replace("version: 3.4.23", "version: 3.5.16"), env, "minor-upgrade",
+                "3.5.16");
+        assertTrue(report.load().acks().size() > 200, report.toString());
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode").exitCode());
+
+        // Back to 3.4 now that the cluster version is 3.5: refused, with the way that works.
+        Files.writeString(spec, base);
+        Cli.Run back = Cli.run("plan", "-i", INV, "-f", spec.toString());
+        assertEquals(1, back.exitCode(), back.all());
+        assertTrue(back.err().contains("take a backup, then restore it with etcd 3.4.23"), back.err());
+    }
+
     /** Applies {@code text} (a version change) while the load writes, then checks the writes and the version. */
     private static WriteLoad.Report rollUnderLoad(Path spec, String text, Map<String, String> env, String name,
                                                   String version) throws Exception {
@@ -75,6 +113,7 @@ class RollingUnderLoadIT {
             Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
             assertEquals(0, apply.exitCode(), apply.all());
             assertTrue(apply.out().contains("restart etcd"), apply.out());
+            System.out.println("[" + name + "] apply:\n" + apply.out());
             load.awaitMore(100, Duration.ofSeconds(30));
             acks = load.stop();
         }

@@ -9,6 +9,7 @@ import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.ClusterSpec;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Member;
+import io.etcdwright.engine.spec.Version;
 import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.config.EtcdConfigFile;
@@ -16,6 +17,7 @@ import io.etcdwright.modules.config.HostSetup;
 import io.etcdwright.modules.install.InstallSteps;
 import io.etcdwright.modules.install.ReleaseArtifact;
 import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.membership.ClusterVersion;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.pki.ClusterPki;
@@ -23,6 +25,8 @@ import io.etcdwright.modules.pki.HostCertificates;
 import io.etcdwright.modules.pki.PkiSteps;
 import io.etcdwright.modules.service.EtcdUnitFile;
 import io.etcdwright.modules.service.ServiceSteps;
+import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.upgrade.VersionChange;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -36,7 +40,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * From desired state and facts to the plan that creates or converges a cluster. Each module
+ * From desired state and facts to the plan that creates or converges a cluster (patch and
+ * one-minor version changes included). Each module
  * contributes the steps for its concern; this class only orders them:
  * <ol>
  * <li>per host, in a chain: system user and directories, install, certificates, config, unit;</li>
@@ -72,7 +77,8 @@ public final class ClusterPlanner {
         in.desired().warnings().forEach(w -> warnings.add(w.toString()));
 
         checkNoJoins(in);
-        checkVersionChange(in);
+        VersionChange versionChange = versionChange(in);
+        warnings.addAll(versionChange.warnings());
         String token = existingToken(in).orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> peers = members.stream().map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
 
@@ -224,6 +230,18 @@ public final class ClusterPlanner {
             steps.add(check);
             previous = Optional.of(check.id());
         }
+        if (versionChange instanceof VersionChange.MinorUpgrade upgrade && previous.isPresent()) {
+            // The cluster speaks the new minor only when the leader raises the cluster version, once
+            // every member runs it: until then the upgrade is not done (and can still be rolled back).
+            String minor = upgrade.to().major() + "." + upgrade.to().minor();
+            steps.add(Step.cluster("membership", "cluster-version").kind(ChangeKind.ACTION)
+                    .summary("wait for cluster version " + minor).reason("minor upgrade from " + upgrade.from())
+                    .after(List.of(previous.get()))
+                    .does(ctx -> {
+                        ClusterVersion.await(ctx, access, clientUrls, minor, HEALTH_TIMEOUT);
+                        return Outcome.CHANGED;
+                    }));
+        }
         return new Plan(spec.name(), steps, List.of(), warnings);
     }
 
@@ -272,33 +290,29 @@ public final class ClusterPlanner {
     }
 
     /**
-     * A patch release may be rolled in (or back) member by member. A different minor is another
-     * matter: etcd allows upgrading one minor at a time only once every member runs the older one,
-     * and a minor downgrade by swapping binaries breaks the data of etcd before 3.4.32 (members
-     * crash-loop). Until this tool carries those procedures, it refuses rather than guesses.
+     * What moving the members to the spec's version means ({@link VersionChange}): patch changes
+     * and one-minor upgrades roll member by member (the restart steps below, leader last), a
+     * mixed-minor state after an interrupted upgrade resumes or rolls back; everything else
+     * (skipped minors, minor downgrades, known-bad targets) is refused with the path that works.
      */
-    private static void checkVersionChange(Inputs in) {
-        String desired = in.desired().spec().etcd().version();
-        io.etcdwright.engine.spec.Version want = io.etcdwright.engine.spec.Version.parse(desired);
+    private static VersionChange versionChange(Inputs in) {
+        Version want = Version.parse(in.desired().spec().etcd().version());
+        List<Version> held = new ArrayList<>();
         for (Member m : in.desired().members()) {
             EtcdHostFacts f = in.facts().get(m.host().name());
             if (!f.member().hasMemberData()) {
                 continue;
             }
-            Optional<String> running = f.member().status().map(MemberFacts.LocalStatus::version)
-                    .filter(v -> !v.isEmpty()).or(() -> f.install().etcdVersion());
-            if (running.isEmpty()) {
-                continue;
-            }
-            io.etcdwright.engine.spec.Version have = io.etcdwright.engine.spec.Version.parse(running.get());
-            if (have.major() != want.major() || have.minor() != want.minor()) {
-                throw new UnsafePlanException(m.name() + " holds data of etcd " + have + " and the desired state asks for "
-                        + desired + ". Only patch versions (" + have.major() + "." + have.minor() + ".x) can be rolled"
-                        + " member by member; a minor " + (want.compareTo(have) > 0 ? "upgrade" : "downgrade")
-                        + " needs etcd's own procedure, which this version of etcdwright does not run yet."
-                        + " Nothing was planned; set etcd.version back to " + have.major() + "." + have.minor() + ".x.");
-            }
+            f.member().status().map(MemberFacts.LocalStatus::version).filter(v -> !v.isEmpty())
+                    .or(() -> f.install().etcdVersion())
+                    .flatMap(Version::tryParse).ifPresent(held::add);
         }
+        VersionChange change = VersionChange.of(held, want, VersionCatalogue.builtIn());
+        if (change instanceof VersionChange.Refused refused) {
+            throw new UnsafePlanException("cannot move cluster " + in.desired().spec().name() + " to etcd " + want + ": "
+                    + refused.why() + ". Nothing was planned; " + refused.whatToDo() + ".");
+        }
+        return change;
     }
 
     /** Reuse the token the cluster was bootstrapped with; a new token only for a new cluster. */

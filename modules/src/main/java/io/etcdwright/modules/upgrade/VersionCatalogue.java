@@ -1,0 +1,81 @@
+package io.etcdwright.modules.upgrade;
+
+import io.etcdwright.engine.spec.Version;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What etcdwright knows about etcd's versions, read from {@code etcd-versions.yaml} beside this
+ * class: data, so that a new release or a newly known bug is one entry, not a code change.
+ */
+public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> knownIssues) {
+
+    /** One minor release line (3.4, 3.5). */
+    public record MinorLine(String minor, String restoreTool, Version minimumPatchBeforeNextMinor,
+                            Optional<Version> rollingDowngradeTo) {
+    }
+
+    /** A range of versions with a problem worth refusing or mentioning. */
+    public record KnownIssue(Version from, Version to, boolean refuse, String why, String link) {
+        public boolean covers(Version v) {
+            return v.isAtLeast(from) && to.isAtLeast(v);
+        }
+
+        @Override
+        public String toString() {
+            return "etcd " + from + " to " + to + ": " + why + " (" + link + ")";
+        }
+    }
+
+    private static final VersionCatalogue BUILT_IN = load();
+
+    public static VersionCatalogue builtIn() {
+        return BUILT_IN;
+    }
+
+    public Optional<MinorLine> line(Version v) {
+        return Optional.ofNullable(minors.get(v.major() + "." + v.minor()));
+    }
+
+    /** The known issues of a version. */
+    public List<KnownIssue> issuesOf(Version v) {
+        return knownIssues.stream().filter(i -> i.covers(v)).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VersionCatalogue load() {
+        try (InputStream in = VersionCatalogue.class.getResourceAsStream("etcd-versions.yaml")) {
+            if (in == null) {
+                throw new IllegalStateException("etcd-versions.yaml is missing from the jar");
+            }
+            Map<String, Object> doc = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+            Map<String, MinorLine> minors = new LinkedHashMap<>();
+            ((Map<String, Map<String, Object>>) doc.get("minors")).forEach((minor, line) -> minors.put(minor,
+                    new MinorLine(minor, (String) line.get("restoreTool"),
+                            Version.parse((String) line.get("minimumPatchBeforeNextMinor")),
+                            Optional.ofNullable((String) line.get("rollingDowngradeTo")).map(Version::parse))));
+            List<KnownIssue> issues = new ArrayList<>();
+            for (Map<String, Object> issue : (List<Map<String, Object>>) doc.get("knownIssues")) {
+                String severity = (String) issue.get("severity");
+                if (!severity.equals("refuse") && !severity.equals("warn")) {
+                    throw new IllegalStateException("etcd-versions.yaml: severity must be refuse or warn, got " + severity);
+                }
+                issues.add(new KnownIssue(Version.parse((String) issue.get("from")), Version.parse((String) issue.get("to")),
+                        severity.equals("refuse"), (String) issue.get("why"), (String) issue.get("link")));
+            }
+            return new VersionCatalogue(Map.copyOf(minors), List.copyOf(issues));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
