@@ -3,13 +3,22 @@ package io.etcdwright.cli;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.modules.cluster.ClusterPlanner;
 import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.EtcdAdminException;
+import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.pki.ClusterPki;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "plan", description = "Show what apply would change, and why, without changing anything.")
@@ -58,7 +67,28 @@ final class PlanCommand implements Callable<Integer> {
     static Plan make(ClusterRun run) {
         ClusterRun.Facts facts = run.gather();
         facts.requireAllReachable();
-        return ClusterPlanner.plan(new ClusterPlanner.Inputs(run.desired, run.layout, facts.byHost(), run.pki(),
-                new ReleaseCache(EtcdwrightHome.releaseCache())));
+        ClusterPki pki = run.pki();
+        return ClusterPlanner.plan(new ClusterPlanner.Inputs(run.desired, run.layout, facts.byHost(), pki,
+                new ReleaseCache(EtcdwrightHome.releaseCache()), clusterView(run, facts, pki)));
+    }
+
+    /**
+     * The cluster's own member list and each member's health, asked once of the members that run:
+     * what membership changes are planned from. Empty for a cluster not created yet, or when no
+     * member answers (then the planner refuses to add members rather than guess).
+     */
+    static Optional<ClusterStatus> clusterView(ClusterRun run, ClusterRun.Facts facts, ClusterPki pki) {
+        boolean anyRunning = facts.byHost().values().stream().anyMatch(f -> f.service().running());
+        Health.Access access = ClusterPlanner.healthAccess(pki);
+        if (!anyRunning || !Files.isRegularFile(access.clientCert()) || !Files.isRegularFile(access.clientKey())) {
+            return Optional.empty();
+        }
+        List<String> endpoints = ClusterPlanner.clientUrls(run.desired.members(), run.layout);
+        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, access.caCert(), access.clientCert(),
+                access.clientKey(), Duration.ofSeconds(5))) {
+            return Optional.of(client.status());
+        } catch (EtcdAdminException e) {
+            return Optional.empty();
+        }
     }
 }

@@ -158,20 +158,6 @@ class ConvergenceIT {
     }
 
     @Test
-    void addingMembersToARunningClusterIsRefusedRatherThanSplittingIt() throws Exception {
-        String one = example("single-node.yaml").replace("name: single", "name: grow");
-        Path spec = spec("grow", one);
-        assertEquals(0, Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes").exitCode());
-        Files.writeString(spec, one.replace("hosts: [h1]", "hosts: [h1, h2, h3]"));
-        Cli.Run grow = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
-        assertEquals(1, grow.exitCode(), grow.all());
-        assertTrue(grow.err().contains("would join it as new member"), grow.err());
-        assertTrue(grow.err().contains("second cluster"), grow.err());
-        assertEquals(1, Testbed.sshStatus(2, "test -e /opt/etcd"), "nothing was done on the new hosts");
-        assertEquals("active", Testbed.ssh(1, "systemctl is-active etcd").strip());
-    }
-
-    @Test
     void aPatchVersionRollsMemberByMemberAndAMinorChangeIsRefused() throws Exception {
         List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
         String newest = versions.get(versions.size() - 1);

@@ -14,12 +14,15 @@ import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.config.HostSetup;
+import io.etcdwright.modules.data.DataDirWipe;
 import io.etcdwright.modules.install.InstallSteps;
 import io.etcdwright.modules.install.ReleaseArtifact;
 import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.ClusterVersion;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.membership.MembershipPlan;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
 import io.etcdwright.modules.pki.PkiSteps;
@@ -35,9 +38,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * From desired state and facts to the plan that creates or converges a cluster (patch and
@@ -53,7 +58,7 @@ import java.util.Optional;
 public final class ClusterPlanner {
     /** Everything a plan is computed from. */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts, ClusterPki pki,
-                         ReleaseCache releases) {
+                         ReleaseCache releases, Optional<ClusterStatus> cluster) {
     }
 
     /** Raised when the only plans possible would be unsafe; the message says what to do instead. */
@@ -76,7 +81,17 @@ public final class ClusterPlanner {
         List<String> warnings = new ArrayList<>();
         in.desired().warnings().forEach(w -> warnings.add(w.toString()));
 
-        checkNoJoins(in);
+        Optional<MembershipPlan> membership = membershipPlan(in);
+        if (membership.isEmpty()) {
+            checkNoJoins(in);
+        }
+        Set<String> joiners = new LinkedHashSet<>();
+        Map<String, List<EtcdConfigFile.Peer>> joinWith = new LinkedHashMap<>();
+        membership.ifPresent(plan -> {
+            warnings.addAll(plan.warnings());
+            joinWith.putAll(initialClusterOfEachJoiner(plan, in.cluster().orElseThrow(), layout));
+            joiners.addAll(joinWith.keySet());
+        });
         VersionChange versionChange = versionChange(in);
         warnings.addAll(versionChange.warnings());
         String token = existingToken(in).orElseGet(() -> spec.name() + "-" + randomHex());
@@ -110,6 +125,17 @@ public final class ClusterPlanner {
                             return Outcome.CHANGED;
                         });
             }
+            if (joiners.contains(m.name()) && f.member().hasMemberData()) {
+                // Its data belongs to an earlier membership (a removed member, another cluster): etcd
+                // would refuse to start with it ("permanently removed", "cluster ID mismatch").
+                // Moved aside, never deleted, so it can still be looked at.
+                chain.add(Step.on(host, "data", "move-aside").kind(ChangeKind.UPDATE)
+                                .summary("move old data in " + layout.dataDir() + " aside")
+                                .reason("it holds data of an earlier membership; " + m.name() + " joins afresh")
+                                .observed(Long.toString(f.member().dataBytes())),
+                        ctx -> DataDirWipe.moveAside(ctx.session(), layout.dataDir(),
+                                "before-join-" + java.time.Instant.now().getEpochSecond()));
+            }
             List<String> causes = new ArrayList<>();
             restartCauses.put(host, causes);
             String version = spec.etcd().version();
@@ -130,10 +156,16 @@ public final class ClusterPlanner {
                 chain.addAfter(certs.get(), pkiPrereqs, ctx -> PkiSteps.apply(ctx.session(), in.pki(), identity, f.files()));
             }
 
-            String config = EtcdConfigFile.render(new EtcdConfigFile.Peer(m.name(), m.address()), peers, "new", token,
+            boolean joining = joiners.contains(m.name());
+            String config = EtcdConfigFile.render(new EtcdConfigFile.Peer(m.name(), m.address()),
+                    joining ? joinWith.get(m.name()) : peers, joining ? "existing" : "new", token,
                     layout, spec.etcd().ports().metrics().orElse(0), spec.etcd().settings());
             FileState haveConfig = f.file(EtcdLayout.CONFIG_FILE);
-            if (!haveConfig.hasContent(config) || !haveConfig.hasAttributes("644", "root", "root")) {
+            // A member with data ignores the initial-cluster settings (its WAL holds the membership):
+            // a file that differs only there is left as it is, and nothing restarts for it.
+            boolean onlyBootstrapDiffers = !joining && f.member().hasMemberData() && haveConfig.content()
+                    .map(have -> EtcdConfigFile.sameIgnoringBootstrap(have, config)).orElse(false);
+            if (!onlyBootstrapDiffers && (!haveConfig.hasContent(config) || !haveConfig.hasAttributes("644", "root", "root"))) {
                 causes.add("config changed");
                 chain.add(Step.on(host, "config", "config-file").kind(haveConfig.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                                 .summary("write " + EtcdLayout.CONFIG_FILE)
@@ -165,6 +197,9 @@ public final class ClusterPlanner {
             chain.last().ifPresent(id -> lastPrepStep.put(host, id));
             if (causes.isEmpty() && f.service().running()) {
                 causes.addAll(RestartPending.causes(f));
+            }
+            if (joining) {
+                continue; // started by its join step, after it was added as a learner
             }
             if (!f.service().running()) {
                 notRunning.add(m);
@@ -230,6 +265,27 @@ public final class ClusterPlanner {
             steps.add(check);
             previous = Optional.of(check.id());
         }
+        if (membership.isPresent() && !membership.get().changes().isEmpty()) {
+            Map<String, String> clientUrlOf = new LinkedHashMap<>();
+            in.cluster().orElseThrow().members().forEach(cm -> cm.clientUrls().stream().findFirst()
+                    .ifPresent(url -> clientUrlOf.put(cm.name().isEmpty() ? cm.id() : cm.name(), url)));
+            members.forEach(m -> clientUrlOf.put(m.name(), clientUrl(m, layout)));
+            List<String> before = new ArrayList<>(pkiPrereqs);
+            previous.ifPresent(before::add);
+            Map<String, String> joinerPrep = new LinkedHashMap<>();
+            joiners.forEach(j -> Optional.ofNullable(lastPrepStep.get(hostOf(members, j))).ifPresent(id -> joinerPrep.put(j, id)));
+            List<Step> changes = MembershipSteps.steps(membership.get(), before, joinerPrep, access, clientUrlOf, HEALTH_TIMEOUT);
+            steps.addAll(changes);
+            Step settled = Step.cluster("membership", "healthy-after-membership").kind(ChangeKind.ACTION)
+                    .summary("wait for all " + members.size() + " members healthy").reason("after the membership changes")
+                    .after(List.of(changes.get(changes.size() - 1).id()))
+                    .does(ctx -> {
+                        Health.await(ctx, access, clientUrls, HEALTH_TIMEOUT);
+                        return Outcome.OK;
+                    });
+            steps.add(settled);
+            previous = Optional.of(settled.id());
+        }
         if (versionChange instanceof VersionChange.MinorUpgrade upgrade && previous.isPresent()) {
             // The cluster speaks the new minor only when the leader raises the cluster version, once
             // every member runs it: until then the upgrade is not done (and can still be rolled back).
@@ -268,8 +324,67 @@ public final class ClusterPlanner {
     }
 
     /**
-     * Adding a member to a running cluster needs member add (learner first) before its first
-     * start; starting it with a fresh "new" config would create a second, split cluster.
+     * The membership changes from the cluster's own member list to the spec's members, when the
+     * cluster could be asked; refused (every reason at once) when they cannot be made safely.
+     */
+    private static Optional<MembershipPlan> membershipPlan(Inputs in) {
+        if (in.cluster().isEmpty() || in.cluster().get().members().isEmpty()) {
+            return Optional.empty();
+        }
+        EtcdLayout layout = in.layout();
+        List<MembershipPlan.Current> current = in.cluster().get().members().stream()
+                .map(m -> new MembershipPlan.Current(m.id(), m.name(), m.peerUrls().stream().findFirst().orElse(""),
+                        m.learner(), m.healthy(), m.leader()))
+                .toList();
+        List<MembershipPlan.Desired> desired = in.desired().members().stream()
+                .map(m -> new MembershipPlan.Desired(m.name(), new EtcdConfigFile.Peer(m.name(), m.address()).url(layout.peerPort())))
+                .toList();
+        MembershipPlan plan = MembershipPlan.plan(current, desired, in.desired().spec().etcd().version());
+        if (!plan.refusals().isEmpty()) {
+            StringBuilder why = new StringBuilder("cluster " + in.desired().spec().name() + " cannot be changed to the"
+                    + " members the spec lists; nothing was planned:");
+            plan.refusals().forEach(r -> why.append("\n  - ").append(r.what()).append(". What to do: ").append(r.whatToDo()));
+            throw new UnsafePlanException(why.toString());
+        }
+        return Optional.of(plan);
+    }
+
+    /**
+     * Each joiner starts with the membership as it will be at its turn: the members then in the
+     * cluster (learners included) and itself. etcd checks that list against the cluster's own.
+     */
+    private static Map<String, List<EtcdConfigFile.Peer>> initialClusterOfEachJoiner(MembershipPlan plan, ClusterStatus cluster,
+                                                                                   EtcdLayout layout) {
+        Map<String, String> now = new LinkedHashMap<>();
+        cluster.members().stream().filter(m -> !m.name().isEmpty())
+                .forEach(m -> m.peerUrls().stream().findFirst().ifPresent(url -> now.put(m.name(), url)));
+        Map<String, List<EtcdConfigFile.Peer>> result = new LinkedHashMap<>();
+        for (MembershipPlan.Change c : plan.changes()) {
+            if (c instanceof MembershipPlan.Change.Remove r) {
+                now.remove(r.member().name());
+            } else if (c instanceof MembershipPlan.Change.AddLearner a) {
+                now.put(a.member().name(), a.member().peerUrl());
+            } else if (c instanceof MembershipPlan.Change.StartJoiner j) {
+                now.put(j.member().name(), j.member().peerUrl());
+                result.put(j.member().name(), now.entrySet().stream()
+                        .map(e -> new EtcdConfigFile.Peer(e.getKey(), hostOf(e.getValue()))).toList());
+            }
+        }
+        return result;
+    }
+
+    private static String hostOf(String url) {
+        String host = java.net.URI.create(url).getHost();
+        return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    private static String hostOf(List<Member> members, String memberName) {
+        return members.stream().filter(m -> m.name().equals(memberName)).findFirst().map(m -> m.host().name()).orElse(memberName);
+    }
+
+    /**
+     * Without the cluster's own member list (no member answered), a host of the spec that is not
+     * a member cannot be added safely: starting it with a "new" config would form a second cluster.
      */
     private static void checkNoJoins(Inputs in) {
         List<Member> members = in.desired().members();
@@ -284,8 +399,8 @@ public final class ClusterPlanner {
         if (!fresh.isEmpty()) {
             throw new UnsafePlanException("cluster " + in.desired().spec().name() + " is running and "
                     + String.join(", ", fresh) + " would join it as new member(s). Starting them with this plan could form"
-                    + " a second cluster, so nothing was planned. Adding members to a running cluster is not supported by"
-                    + " this version yet; remove them from the desired state for now.");
+                    + " a second cluster, so nothing was planned. No member answered the request for the cluster's member"
+                    + " list, which adding members needs: make the running members healthy (etcdwright status), then plan again.");
         }
     }
 

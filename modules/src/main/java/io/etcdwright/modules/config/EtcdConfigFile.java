@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 public final class EtcdConfigFile {
     /** A member as the config needs it: name and the address it advertises. */
     public record Peer(String name, String address) {
-        String url(int port) {
+        public String url(int port) {
             String host = address.contains(":") ? "[" + address + "]" : address;
             return "https://" + host + ":" + port;
         }
@@ -75,6 +75,20 @@ public final class EtcdConfigFile {
         tls.put("trusted-ca-file", EtcdLayout.pkiFile("ca.crt"));
         tls.put("client-cert-auth", true);
         return tls;
+    }
+
+    /**
+     * Whether two rendered files differ at most in the settings etcd reads only when a member starts
+     * without data (initial-cluster, initial-cluster-state): after a resize every member's list of
+     * initial peers would differ, and a member with data must not be restarted for that.
+     */
+    public static boolean sameIgnoringBootstrap(String a, String b) {
+        return withoutBootstrap(a).equals(withoutBootstrap(b));
+    }
+
+    private static String withoutBootstrap(String text) {
+        return text.lines().filter(l -> !l.startsWith("initial-cluster:") && !l.startsWith("initial-cluster-state:"))
+                .collect(Collectors.joining("\n"));
     }
 
     /** The token a running or bootstrapped cluster already uses, read back from a member's file. */

@@ -80,9 +80,20 @@ public final class DataDirWipe {
      * The check-then-delete, in one script on the host so nothing can change in between. $1 is the
      * path. Refusals go to stderr with exit code 3 and delete nothing.
      */
-    static final String SCRIPT = "set -u\n"
+    static final String SCRIPT = checks("delete") + "rm -rf -- \"$d\"\n" + "echo wiped\n";
+
+    /**
+     * The same checks, then the directory is renamed to {@code $d.$2} (never deleted) and an empty
+     * one made for etcd: for a host whose old data must not be used again (a member that was removed
+     * and now joins afresh), and that an operator may still want to look at.
+     */
+    static final String MOVE_ASIDE_SCRIPT = checks("move aside") + "mv -- \"$d\" \"$d.$2\"\n"
+            + "install -d -o etcd -g etcd -m 0700 -- \"$d\"\n" + "echo \"moved to $d.$2\"\n";
+
+    private static String checks(String action) {
+        return "set -u\n"
             + "d=$1\n"
-            + "refuse() { printf 'refusing to delete %s: %s\\n' \"$d\" \"$1\" >&2; exit " + REFUSED + "; }\n"
+            + "refuse() { printf 'refusing to " + action + " %s: %s\\n' \"$d\" \"$1\" >&2; exit " + REFUSED + "; }\n"
             + "if [ -L \"$d\" ]; then refuse \"it is a symbolic link (to $(readlink -- \"$d\")), not a directory\"; fi\n"
             + "[ -e \"$d\" ] || { echo absent; exit 0; }\n"
             + "[ -d \"$d\" ] || refuse 'it is not a directory'\n"
@@ -104,9 +115,27 @@ public final class DataDirWipe {
             + "[ \"$n\" -eq 0 ] || refuse \"it does not look like an etcd data directory: besides member/ it holds$found\"\n"
             + "if [ -d \"$d/member\" ] && [ ! -d \"$d/member/wal\" ] && [ ! -d \"$d/member/snap\" ]; then\n"
             + "  refuse \"its member/ directory holds neither wal/ nor snap/, so it is not etcd's:$(ls -A -- \"$d/member\" | head -n 5 | sed \"s/^/ '/; s/\\$/'/\" | tr '\\n' ' ')\"\n"
-            + "fi\n"
-            + "rm -rf -- \"$d\"\n"
-            + "echo wiped\n";
+            + "fi\n";
+    }
+
+    /**
+     * Moves the data directory at {@code path} aside to {@code path.suffix} after the same checks
+     * as {@link #wipe}; throws {@link RefusedException} and moves nothing when they fail.
+     */
+    public static Outcome moveAside(HostSession session, String path, String suffix) {
+        pathRefusal(path).ifPresent(why -> {
+            throw new RefusedException("refusing to move data directory " + path + " aside: " + why);
+        });
+        if (!suffix.matches("[a-z0-9-]{1,64}")) {
+            throw new IllegalArgumentException("a data directory suffix is lowercase letters, digits and '-', got " + suffix);
+        }
+        CommandResult result = session.run(new RemoteCommand.Script(MOVE_ASIDE_SCRIPT, List.of(path, suffix)));
+        if (result.exitCode() == REFUSED) {
+            throw new RefusedException(session.target().name() + ": " + result.stderr().strip() + ". Nothing was moved.");
+        }
+        result.orThrow(session.target().name());
+        return result.stdout().strip().equals("absent") ? Outcome.OK : Outcome.CHANGED;
+    }
 
     /** The command that checks and deletes {@code path}; refuses a path that fails {@link #pathRefusal}. */
     public static RemoteCommand command(String path) {

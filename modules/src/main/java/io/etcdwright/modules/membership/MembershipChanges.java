@@ -234,11 +234,15 @@ public final class MembershipChanges implements AutoCloseable {
      */
     public Removal remove(String id, Duration within) {
         long deadline = System.nanoTime() + within.toNanos();
+        boolean asked = false;
         while (true) {
             if (members().stream().noneMatch(m -> m.id().equals(id))) {
-                return new Removal.AlreadyGone(id);
+                // Gone after a try whose answer was lost (the member removed may be the one that
+                // was asked, and it stops before answering): that try removed it.
+                return asked ? new Removal.Removed(id) : new Removal.AlreadyGone(id);
             }
             try {
+                asked = true;
                 get(client.getClusterClient().removeMember(parseId(id)));
                 return new Removal.Removed(id);
             } catch (ExecutionException e) {

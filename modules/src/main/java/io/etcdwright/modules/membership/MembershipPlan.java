@@ -180,7 +180,8 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         List<Current> state = new ArrayList<>(voters);
         leaving.stream().filter(Current::learner).forEach(m -> changes.add(new Change.Remove(m, "a learner that is not in the spec")));
         for (Current m : leaving.stream().filter(m -> !m.learner() && !m.healthy()).toList()) {
-            removeSafely(m, "down and not in the spec (or replaced)", state, changes, refusals);
+            removeSafely(m, samePlaceTaken(m, desired) ? "down, and replaced" : "down, and not in the spec", state, changes,
+                    refusals);
         }
         // 2. A down member that stays blocks adds before 3.5.30.
         Optional<Current> downStaying = state.stream().filter(m -> !m.healthy() && !leaving.contains(m)).findFirst();
@@ -216,10 +217,7 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
             }
             removeSafely(m, "not in the spec", state, changes, refusals);
         }
-        int size = state.size();
-        if (size > 1 && size % 2 == 0) {
-            warnings.add(size + " voting members tolerate no more failures than " + (size - 1) + "; use an odd number");
-        }
+        // (An even member count is warned about by the spec's own checks, at the line that lists them.)
         return new MembershipPlan(List.copyOf(changes), List.copyOf(refusals), List.copyOf(warnings));
     }
 
@@ -233,6 +231,11 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         }
         changes.add(new Change.Remove(m, why));
         state.remove(m);
+    }
+
+    /** Whether a desired member takes the leaving member's name or peer URL (a replacement). */
+    private static boolean samePlaceTaken(Current m, List<Desired> desired) {
+        return desired.stream().anyMatch(d -> d.name().equals(m.name()) || d.peerUrl().equals(m.peerUrl()));
     }
 
     private static Optional<Desired> byPeerUrl(List<Desired> desired, String peerUrl) {

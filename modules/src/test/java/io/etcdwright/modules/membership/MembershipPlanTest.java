@@ -129,10 +129,20 @@ class MembershipPlanTest {
     }
 
     @Test
-    void anEvenSizeIsWarnedAbout() {
+    void shrinkingToAnEvenSizeIsPlannedLikeAnyOther() {
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3)), List.of(want(1), want(2)), "3.5.16");
         assertEquals(List.of("remove h3"), lines(plan));
-        assertEquals(List.of("2 voting members tolerate no more failures than 1; use an odd number"), plan.warnings());
+        assertEquals("not in the spec", ((Change.Remove) plan.changes().get(0)).why());
+    }
+
+    @Test
+    void aDownMemberIsSaidToBeReplacedWhenANewMemberTakesItsPlace() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), down(3)), List.of(want(1), want(2), want(4)), "3.5.16");
+        assertEquals("down, and not in the spec", ((Change.Remove) plan.changes().get(0)).why());
+        Desired rebuilt = new Desired("h3", "https://10.0.0.33:2380");
+        MembershipPlan moved = MembershipPlan.plan(List.of(leader(1), voter(2), down(3)), List.of(want(1), want(2), rebuilt), "3.5.16");
+        assertEquals(List.of("remove h3", "add learner h3", "start h3", "promote h3"), lines(moved));
+        assertEquals("down, and replaced", ((Change.Remove) moved.changes().get(0)).why());
     }
 
     @Test

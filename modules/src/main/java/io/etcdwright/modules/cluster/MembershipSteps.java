@@ -1,0 +1,190 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.plan.ChangeKind;
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.plan.StepContext;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.EtcdAdminException;
+import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.membership.MemberStatus;
+import io.etcdwright.modules.membership.MembershipChanges;
+import io.etcdwright.modules.membership.MembershipChanges.ClusterMember;
+import io.etcdwright.modules.membership.MembershipChanges.Promotion;
+import io.etcdwright.modules.membership.MembershipChanges.Removal;
+import io.etcdwright.modules.membership.MembershipPlan;
+import io.etcdwright.modules.membership.MembershipPlan.Change;
+import io.etcdwright.modules.service.ServiceSteps;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The steps of a {@link MembershipPlan}, one after another: each waits for the one before it, and
+ * each checks again, when it runs, what the plan assumed (the member is still there or not, the
+ * cluster still has the healthy voters a removal needs), because minutes may pass between plan and
+ * apply. Every step can run again after an interrupted apply and then reports OK.
+ */
+final class MembershipSteps {
+    /** A learner catches up in seconds on a small database; a large one takes longer. */
+    static final Duration PROMOTE_WITHIN = Duration.ofMinutes(3);
+    static final Duration RECONFIGURE_WITHIN = Duration.ofMinutes(1);
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
+    private MembershipSteps() {
+    }
+
+    /**
+     * @param after            what the first change waits for (prepared hosts, issued certificates)
+     * @param joinerPrepSteps  per joining host, its last preparation step (config, unit written)
+     * @param clientUrlOf      the client URL of every member by name, leaving ones included
+     */
+    static List<Step> steps(MembershipPlan plan, List<String> after, Map<String, String> joinerPrepSteps,
+                            Health.Access access, Map<String, String> clientUrlOf, Duration healthTimeout) {
+        List<Step> steps = new ArrayList<>();
+        Set<String> leaving = new LinkedHashSet<>();
+        plan.changes().forEach(c -> {
+            if (c instanceof Change.Remove r) {
+                leaving.add(r.member().name());
+            }
+        });
+        List<String> previous = new ArrayList<>(after);
+        int n = 0;
+        for (Change change : plan.changes()) {
+            n++;
+            Step step;
+            if (change instanceof Change.AddLearner add) {
+                String peerUrl = add.member().peerUrl();
+                step = Step.cluster("membership", n + "-add-" + add.member().name()).kind(ChangeKind.CREATE)
+                        .summary("add " + add.member().name() + " as a learner").reason(peerUrl)
+                        .after(previous).does(ctx -> {
+                            try (MembershipChanges etcd = connect(access, clientUrlOf)) {
+                                boolean there = etcd.members().stream().anyMatch(m -> m.peerUrls().contains(peerUrl));
+                                ClusterMember added = etcd.addLearner(peerUrl, RECONFIGURE_WITHIN);
+                                ctx.note("member id " + added.id());
+                                return there ? Outcome.OK : Outcome.CHANGED;
+                            }
+                        });
+            } else if (change instanceof Change.StartJoiner start) {
+                String host = start.member().name();
+                List<String> waitFor = new ArrayList<>(previous);
+                Optional.ofNullable(joinerPrepSteps.get(host)).ifPresent(waitFor::add);
+                step = Step.on(host, "service", "join").kind(ChangeKind.ACTION)
+                        .summary("start etcd, joining the running cluster").reason("initial-cluster-state existing")
+                        .after(waitFor).does(ctx -> ServiceSteps.start(ctx.session()));
+            } else if (change instanceof Change.Promote promote) {
+                String name = promote.member().name();
+                String peerUrl = promote.member().peerUrl();
+                step = Step.cluster("membership", n + "-promote-" + name).kind(ChangeKind.UPDATE)
+                        .summary("promote " + name + " to a voting member").reason("once its log has caught up with the leader's")
+                        .after(previous).does(ctx -> promote(ctx, access, clientUrlOf, name, peerUrl));
+            } else if (change instanceof Change.HandOffLeadership handOff) {
+                String from = handOff.from().name();
+                step = Step.cluster("membership", n + "-hand-off-" + from).kind(ChangeKind.ACTION)
+                        .summary("hand leadership from " + from + " to another voter").reason(from + " is leaving")
+                        .after(previous).does(ctx -> handOff(ctx, access, clientUrlOf, from, leaving));
+            } else if (change instanceof Change.Remove remove) {
+                String name = remove.member().name().isEmpty() ? remove.member().id() : remove.member().name();
+                String id = remove.member().id();
+                step = Step.cluster("membership", n + "-remove-" + name).kind(ChangeKind.DELETE)
+                        .summary("remove member " + name).reason(remove.why())
+                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id));
+            } else {
+                throw new IllegalStateException("unknown change " + change);
+            }
+            steps.add(step);
+            previous = List.of(step.id());
+        }
+        return steps;
+    }
+
+    private static Outcome promote(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name,
+                                   String peerUrl) {
+        try (MembershipChanges etcd = connect(access, clientUrlOf)) {
+            String id = etcd.members().stream().filter(m -> m.peerUrls().contains(peerUrl)).findFirst()
+                    .orElseThrow(() -> new EtcdAdminException(name + " (" + peerUrl + ") is not a member: the add step"
+                            + " before this one did not happen; apply again")).id();
+            Promotion outcome = etcd.promoteWhenInSync(id, PROMOTE_WITHIN, Duration.ofMillis(500));
+            if (outcome instanceof Promotion.Promoted) {
+                return Outcome.CHANGED;
+            }
+            if (outcome instanceof Promotion.AlreadyVoter) {
+                return Outcome.OK;
+            }
+            if (outcome instanceof Promotion.NotInSync lag) {
+                throw new EtcdAdminException("learner " + name + " has not caught up within " + PROMOTE_WITHIN.toMinutes()
+                        + " min (applied index " + lag.learnerIndex() + " of the leader's " + lag.leaderIndex() + "); it stays"
+                        + " a learner, outside quorum, so nothing is at risk: check its log (journalctl -u etcd on " + name
+                        + ") and apply again");
+            }
+            if (outcome instanceof Promotion.Refused refused) {
+                throw new EtcdAdminException("etcd refused to promote " + name + ": " + refused.serverSays()
+                        + "; it stays a learner; apply again once the cluster is healthy");
+            }
+            throw new EtcdAdminException(name + " disappeared from the member list before its promotion; apply again");
+        }
+    }
+
+    /** Leadership moves only if {@code from} leads now; the transferee is a healthy voter that stays. */
+    private static Outcome handOff(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String from,
+                                   Set<String> leaving) {
+        ClusterStatus status = status(access, clientUrlOf);
+        Optional<MemberStatus> leader = status.leader();
+        if (leader.isEmpty() || !leader.get().name().equals(from)) {
+            ctx.note(from + " does not lead now" + leader.map(l -> " (" + l.name() + " does)").orElse(""));
+            return Outcome.OK;
+        }
+        MemberStatus to = status.members().stream()
+                .filter(m -> m.healthy() && !m.learner() && !leaving.contains(m.name()))
+                .findFirst().orElseThrow(() -> new EtcdAdminException("no healthy voting member that stays could take"
+                        + " over leadership from " + from + "; nothing was changed"));
+        try (MembershipChanges etcd = connect(access, clientUrlOf)) {
+            etcd.moveLeader(to.id());
+        }
+        ctx.note("leadership moved from " + from + " to " + to.name());
+        return Outcome.CHANGED;
+    }
+
+    /**
+     * Checked again now: removing the member must leave enough healthy voters for the smaller
+     * quorum, whatever happened since the plan was made.
+     */
+    private static Outcome remove(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name, String id) {
+        ClusterStatus status = status(access, clientUrlOf);
+        List<MemberStatus> votersAfter = status.members().stream().filter(m -> !m.learner() && !m.id().equals(id)).toList();
+        long healthyAfter = votersAfter.stream().filter(MemberStatus::healthy).count();
+        boolean isVoter = status.members().stream().anyMatch(m -> m.id().equals(id) && !m.learner());
+        if (isVoter && healthyAfter < votersAfter.size() / 2 + 1) {
+            throw new EtcdAdminException("not removing " + name + ": " + healthyAfter + " healthy of " + votersAfter.size()
+                    + " voting members would remain, fewer than a quorum (members went down since the plan was made);"
+                    + " bring them back, then apply again");
+        }
+        try (MembershipChanges etcd = connect(access, clientUrlOf)) {
+            Removal outcome = etcd.remove(id, RECONFIGURE_WITHIN);
+            if (outcome instanceof Removal.AlreadyGone) {
+                return Outcome.OK;
+            }
+        }
+        ctx.note(name + " removed; etcd on its host stops by itself (remove the host's etcd with 'etcdwright destroy'"
+                + " and an inventory that lists it, when you want it gone)");
+        return Outcome.CHANGED;
+    }
+
+    private static ClusterStatus status(Health.Access access, Map<String, String> clientUrlOf) {
+        try (EtcdAdminClient client = EtcdAdminClient.connect(List.copyOf(clientUrlOf.values()), access.caCert(),
+                access.clientCert(), access.clientKey(), CALL_TIMEOUT)) {
+            return client.status();
+        }
+    }
+
+    private static MembershipChanges connect(Health.Access access, Map<String, String> clientUrlOf) {
+        return MembershipChanges.connect(List.copyOf(clientUrlOf.values()), access.caCert(), access.clientCert(),
+                access.clientKey(), CALL_TIMEOUT);
+    }
+}
