@@ -31,6 +31,10 @@ final class ApplyCommand implements Callable<Integer> {
     @Option(names = "--yes", description = "Do not ask for confirmation.")
     boolean yes;
 
+    @Option(names = "--no-snapshot", description = "Do not take a snapshot before a membership change or a minor upgrade"
+            + " (by default one is taken to $ETCDWRIGHT_HOME/clusters/NAME/snapshots and verified).")
+    boolean noSnapshot;
+
     @Option(names = "--detailed-exitcode", description = "Exit 2 when something was changed, 0 when nothing was.")
     boolean detailedExitcode;
 
@@ -57,7 +61,7 @@ final class ApplyCommand implements Callable<Integer> {
             input.spec = specFile;
         }
         try (ClusterRun run = ClusterRun.open(input, connection)) {
-            Plan plan = PlanCommand.make(run);
+            Plan plan = PlanCommand.make(run, !noSnapshot);
             if (saved != null) {
                 String stale = saved.stalenessAgainst(plan);
                 if (stale != null) {

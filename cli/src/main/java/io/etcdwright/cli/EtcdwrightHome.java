@@ -17,6 +17,11 @@ final class EtcdwrightHome {
         return dir().resolve("cache").resolve("releases");
     }
 
+    /** Snapshots taken before risky changes (membership, minor upgrades): every key of the cluster, 0600 files. */
+    static Path snapshotDir(String clusterName) {
+        return dir().resolve("clusters").resolve(clusterName).resolve("snapshots");
+    }
+
     static Path pkiDir(String clusterName) {
         return dir().resolve("clusters").resolve(clusterName).resolve("pki");
     }

@@ -38,6 +38,10 @@ final class PlanCommand implements Callable<Integer> {
     @Option(names = "--diff", description = "Show before and after of changed files (secrets redacted).")
     boolean diff;
 
+    @Option(names = "--no-snapshot", description = "Do not take a snapshot before a membership change or a minor upgrade"
+            + " (by default one is taken to $ETCDWRIGHT_HOME/clusters/NAME/snapshots and verified).")
+    boolean noSnapshot;
+
     @Option(names = "--detailed-exitcode", description = "Exit 0 with no changes, 2 with changes, 1 on error.")
     boolean detailedExitcode;
 
@@ -48,7 +52,7 @@ final class PlanCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterRun run = ClusterRun.open(input, connection)) {
-            Plan plan = make(run);
+            Plan plan = make(run, !noSnapshot);
             if (output == OutputFormat.json) {
                 out.println(PlanPrinter.json(plan));
             } else {
@@ -64,12 +68,13 @@ final class PlanCommand implements Callable<Integer> {
         }
     }
 
-    static Plan make(ClusterRun run) {
+    static Plan make(ClusterRun run, boolean snapshot) {
         ClusterRun.Facts facts = run.gather();
         facts.requireAllReachable();
         ClusterPki pki = run.pki();
+        Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(run.desired.spec().name())) : Optional.empty();
         return ClusterPlanner.plan(new ClusterPlanner.Inputs(run.desired, run.layout, facts.byHost(), pki,
-                new ReleaseCache(EtcdwrightHome.releaseCache()), clusterView(run, facts, pki)));
+                new ReleaseCache(EtcdwrightHome.releaseCache()), clusterView(run, facts, pki), snapshots));
     }
 
     /**

@@ -122,6 +122,7 @@ class RollingUnderLoadIT {
         assertTrue(report.lostNothing(), report.toString());
         assertEquals(3, report.hashByMember().size(), report.toString());
         assertTrue(report.membersAgree(), report.toString());
+        assertTrue(report.watchSawEachOnceInOrder(), report.toString());
         JsonNode status = new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
         assertTrue(status.path("healthy").asBoolean(), status.toString());
         for (JsonNode m : status.path("members")) {

@@ -4,8 +4,16 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.PutResponse;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
 import io.etcdwright.modules.membership.TlsMaterial;
 
 import java.io.BufferedWriter;
@@ -27,12 +35,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The write-load harness: writers put unique keys through the cluster's client endpoints while an
- * operation runs, and log every write etcd acknowledged (key, revision, when). {@link #check} then
- * proves what an operator must be able to rely on after a rolling operation: every acknowledged
- * write is on every member with the revision it was acknowledged at, every member's key-value
- * store hashes the same (HashKV) at the last acknowledged revision, and how long the cluster
- * accepted no write at all (the longest stall).
+ * The write-load harness: writers create unique keys (create-only transactions) through the
+ * cluster's client endpoints while an operation runs, and log every write etcd acknowledged (key,
+ * revision, when). {@link #check} then proves what an operator must be able to rely on after a
+ * rolling operation: every acknowledged write is on every member with the revision it was
+ * acknowledged at, a watch from the first acknowledged revision sees each exactly once and in
+ * order, every member's key-value store hashes the same (HashKV) at the last acknowledged
+ * revision, and how long the cluster accepted no write at all (the longest stall). It reports
+ * acknowledged, indeterminate (failed or timed out: may or may not have been applied) and lost.
  *
  * <p>A write that failed or timed out is not acknowledged: etcd may or may not have applied it, so
  * it proves nothing either way and is only counted. The acknowledgement log is kept in a file, so a
@@ -47,7 +57,7 @@ final class WriteLoad implements AutoCloseable {
     }
 
     /** What the load saw while it ran. */
-    record Acks(String prefix, List<Ack> acks, int unacknowledgedAttempts, long ranMillis, Path log) {
+    record Acks(String prefix, List<Ack> acks, int unacknowledgedAttempts, int duplicateCreates, long ranMillis, Path log) {
         long lastRevision() {
             return acks.stream().mapToLong(Ack::revision).max().orElse(0);
         }
@@ -67,9 +77,15 @@ final class WriteLoad implements AutoCloseable {
     }
 
     /** The verdict: nothing missing or changed, and one hash for all members. */
-    record Report(Acks load, Map<String, String> missingOrChanged, Map<String, Integer> hashByMember) {
+    record Report(Acks load, Map<String, String> missingOrChanged, Map<String, Integer> hashByMember,
+                  List<String> watchProblems) {
         boolean lostNothing() {
-            return missingOrChanged.isEmpty();
+            return missingOrChanged.isEmpty() && load.duplicateCreates() == 0;
+        }
+
+        /** A watch from the first acknowledged revision saw every acknowledged write once, in order. */
+        boolean watchSawEachOnceInOrder() {
+            return watchProblems.isEmpty();
         }
 
         boolean membersAgree() {
@@ -78,11 +94,13 @@ final class WriteLoad implements AutoCloseable {
 
         @Override
         public String toString() {
-            return String.format("write load: %d writes acknowledged in %.1f s (%d attempts failed or timed out, not"
-                            + " acknowledged); longest stall %d ms; acknowledged but missing or changed: %s; HashKV at"
-                            + " revision %d by member: %s; log %s",
-                    load.acks().size(), load.ranMillis() / 1000.0, load.unacknowledgedAttempts(), load.longestStallMillis(),
-                    missingOrChanged.isEmpty() ? "none" : missingOrChanged.size() + " " + firstFew(missingOrChanged),
+            return String.format("write load: %d acknowledged, %d indeterminate (failed or timed out), %d lost in %.1f s;"
+                            + " duplicate creates %d; longest stall %d ms; acknowledged but missing or changed: %s; watch: %s;"
+                            + " HashKV at revision %d by member: %s; log %s",
+                    load.acks().size(), load.unacknowledgedAttempts(), missingOrChanged.size(), load.ranMillis() / 1000.0,
+                    load.duplicateCreates(), load.longestStallMillis(),
+                    missingOrChanged.isEmpty() ? "none" : firstFew(missingOrChanged),
+                    watchProblems.isEmpty() ? "every write once, in order" : watchProblems.stream().limit(5).toList(),
                     load.lastRevision(), hashByMember, load.log());
         }
 
@@ -95,6 +113,8 @@ final class WriteLoad implements AutoCloseable {
     private final List<Thread> writers = new ArrayList<>();
     private final List<Ack> acks = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger unacknowledged = new AtomicInteger();
+    /** Keys found existing before their one and only create: impossible unless a write was applied twice. */
+    private final AtomicInteger duplicates = new AtomicInteger();
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final BufferedWriter log;
     private final Path logFile;
@@ -130,9 +150,15 @@ final class WriteLoad implements AutoCloseable {
         for (long seq = 0; !stopping.get(); seq++) {
             String key = prefix + "w" + writer + "/" + String.format("%08d", seq);
             try {
-                PutResponse put = client.getKVClient()
-                        .put(bytes(key), bytes("writer " + writer + " write " + seq))
-                        .get(PUT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                // Create-only: the key must not exist yet, so a write etcd applied twice would show.
+                TxnResponse put = client.getKVClient().txn()
+                        .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(Op.put(bytes(key), bytes("writer " + writer + " write " + seq), PutOption.DEFAULT))
+                        .commit().get(PUT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                if (!put.isSucceeded()) {
+                    duplicates.incrementAndGet();
+                    continue;
+                }
                 Ack ack = new Ack(key, put.getHeader().getRevision(), millisSinceStart());
                 acks.add(ack);
                 synchronized (log) {
@@ -185,7 +211,7 @@ final class WriteLoad implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            stopped = new Acks(prefix, List.copyOf(acks), unacknowledged.get(), millisSinceStart(), logFile);
+            stopped = new Acks(prefix, List.copyOf(acks), unacknowledged.get(), duplicates.get(), millisSinceStart(), logFile);
         }
         return stopped;
     }
@@ -230,7 +256,72 @@ final class WriteLoad implements AutoCloseable {
                 throw new AssertionError("cannot check member " + member + ": " + e, e);
             }
         }
-        return new Report(load, problems, hashes);
+        return new Report(load, problems, hashes, watchProblems(clientEnv, load));
+    }
+
+    /**
+     * Watches the run's prefix from its first acknowledged revision and checks that every
+     * acknowledged write arrives exactly once, as a put at its revision, in revision order.
+     */
+    private static List<String> watchProblems(Map<String, String> clientEnv, Acks load) throws AssertionError {
+        if (load.acks().isEmpty()) {
+            return List.of();
+        }
+        long first = load.acks().stream().mapToLong(Ack::revision).min().orElseThrow();
+        long last = load.lastRevision();
+        Map<String, Long> acked = new HashMap<>();
+        load.acks().forEach(a -> acked.put(a.key(), a.revision()));
+        List<String> problems = Collections.synchronizedList(new ArrayList<>());
+        Map<String, Integer> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        long[] previous = {0};
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        try (Client c = client(clientEnv, endpoints(clientEnv));
+             Watch.Watcher watcher = c.getWatchClient().watch(bytes(load.prefix()),
+                     WatchOption.builder().isPrefix(true).withRevision(first).build(), new Watch.Listener() {
+                         @Override
+                         public void onNext(WatchResponse response) {
+                             for (WatchEvent event : response.getEvents()) {
+                                 String key = event.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
+                                 long revision = event.getKeyValue().getModRevision();
+                                 if (revision < previous[0]) {
+                                     problems.add(key + " at revision " + revision + " after " + previous[0]);
+                                 }
+                                 previous[0] = revision;
+                                 if (event.getEventType() != WatchEvent.EventType.PUT) {
+                                     problems.add(key + ": a " + event.getEventType() + " at revision " + revision);
+                                 }
+                                 seen.merge(key, 1, Integer::sum);
+                                 if (revision >= last) {
+                                     done.countDown();
+                                 }
+                             }
+                         }
+
+                         @Override
+                         public void onError(Throwable t) {
+                             problems.add("the watch failed: " + t);
+                             done.countDown();
+                         }
+
+                         @Override
+                         public void onCompleted() {
+                             done.countDown();
+                         }
+                     })) {
+            if (!done.await(60, TimeUnit.SECONDS)) {
+                problems.add("the watch did not reach revision " + last + " within 60 s (at " + previous[0] + ")");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+        for (Map.Entry<String, Long> a : acked.entrySet()) {
+            int times = seen.getOrDefault(a.getKey(), 0);
+            if (times != 1) {
+                problems.add(a.getKey() + " (revision " + a.getValue() + ") seen " + times + " times");
+            }
+        }
+        return List.copyOf(problems);
     }
 
     /** Deletes one acknowledged key behind the harness's back: the check must then report it. */

@@ -14,6 +14,7 @@ import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.config.HostSetup;
+import io.etcdwright.modules.backup.SafetySnapshot;
 import io.etcdwright.modules.data.DataDirWipe;
 import io.etcdwright.modules.install.InstallSteps;
 import io.etcdwright.modules.install.ReleaseArtifact;
@@ -32,6 +33,7 @@ import io.etcdwright.modules.upgrade.VersionCatalogue;
 import io.etcdwright.modules.upgrade.VersionChange;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,8 +59,13 @@ import java.util.Set;
  */
 public final class ClusterPlanner {
     /** Everything a plan is computed from. */
+    /**
+     * @param cluster     the cluster's own member list and health, when a member answered
+     * @param snapshotDir where a verified snapshot is taken before a membership change or a minor
+     *                    upgrade; empty when the operator said --no-snapshot
+     */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts, ClusterPki pki,
-                         ReleaseCache releases, Optional<ClusterStatus> cluster) {
+                         ReleaseCache releases, Optional<ClusterStatus> cluster, Optional<Path> snapshotDir) {
     }
 
     /** Raised when the only plans possible would be unsafe; the message says what to do instead. */
@@ -239,10 +246,31 @@ public final class ClusterPlanner {
             healthyAfterStart = Optional.of(healthy.id());
         }
 
+        boolean risky = membership.map(p -> !p.changes().isEmpty()).orElse(false)
+                || versionChange instanceof VersionChange.MinorUpgrade;
+        Optional<String> beforeRisky = healthyAfterStart;
+        if (risky && in.snapshotDir().isPresent()) {
+            Path dir = in.snapshotDir().get();
+            String label = versionChange instanceof VersionChange.MinorUpgrade ? "before-minor-upgrade" : "before-membership-change";
+            Step snapshot = Step.cluster("backup", "snapshot").kind(ChangeKind.ACTION)
+                    .summary("snapshot the cluster to " + dir).reason(label.replace('-', ' ') + "; verified against its sha256")
+                    .after(concat(healthyAfterStart.map(List::of).orElse(List.of()), pkiPrereqs))
+                    .does(ctx -> {
+                        SafetySnapshot.Saved saved = SafetySnapshot.take(access, clientUrls, dir, label, Duration.ofSeconds(30));
+                        ctx.note(saved.file() + ": " + saved.bytes() + " bytes, sha256 " + saved.sha256());
+                        return Outcome.CHANGED;
+                    });
+            steps.add(snapshot);
+            beforeRisky = Optional.of(snapshot.id());
+        } else if (risky) {
+            warnings.add("no snapshot before this change (--no-snapshot): if it goes wrong, only an older backup can bring the"
+                    + " cluster back");
+        }
+
         // Rolling restart: followers first, leader last, so leadership moves once at most.
         changedRunning.sort(Comparator.comparing((Member m) -> in.facts().get(m.host().name()).member().status()
                 .map(s -> s.isLeader()).orElse(false)));
-        Optional<String> previous = healthyAfterStart;
+        Optional<String> previous = beforeRisky;
         for (Member m : changedRunning) {
             String host = m.host().name();
             List<String> after = new ArrayList<>();
@@ -334,11 +362,20 @@ public final class ClusterPlanner {
         EtcdLayout layout = in.layout();
         List<MembershipPlan.Current> current = in.cluster().get().members().stream()
                 .map(m -> new MembershipPlan.Current(m.id(), m.name(), m.peerUrls().stream().findFirst().orElse(""),
-                        m.learner(), m.healthy(), m.leader()))
+                        m.learner(), m.healthy(), m.leader(), dataLost(in, m.name())))
                 .toList();
         List<MembershipPlan.Desired> desired = in.desired().members().stream()
                 .map(m -> new MembershipPlan.Desired(m.name(), new EtcdConfigFile.Peer(m.name(), m.address()).url(layout.peerPort())))
                 .toList();
+        List<MembershipPlan.Current> voters = current.stream().filter(c -> !c.learner()).toList();
+        boolean quorum = voters.stream().filter(MembershipPlan.Current::healthy).count() >= voters.size() / 2 + 1;
+        boolean sameMembers = voters.stream().map(MembershipPlan.Current::peerUrl).sorted().toList()
+                .equals(desired.stream().map(MembershipPlan.Desired::peerUrl).sorted().toList());
+        if (!quorum && sameMembers) {
+            // Members are down but the membership is the spec's (a power cut, an interrupted bootstrap):
+            // starting the stopped members is the repair, not a membership change.
+            return Optional.empty();
+        }
         MembershipPlan plan = MembershipPlan.plan(current, desired, in.desired().spec().etcd().version());
         if (!plan.refusals().isEmpty()) {
             StringBuilder why = new StringBuilder("cluster " + in.desired().spec().name() + " cannot be changed to the"
@@ -347,6 +384,17 @@ public final class ClusterPlanner {
             throw new UnsafePlanException(why.toString());
         }
         return Optional.of(plan);
+    }
+
+    /**
+     * A member of the cluster whose host, in the spec, holds no data and does not run etcd: its data
+     * directory was deleted or its disk replaced. It cannot start as the member it was.
+     */
+    private static boolean dataLost(Inputs in, String memberName) {
+        return in.desired().members().stream().filter(m -> m.name().equals(memberName)).findFirst()
+                .map(m -> in.facts().get(m.host().name()))
+                .map(f -> !f.member().hasMemberData() && !f.service().running())
+                .orElse(false);
     }
 
     /**

@@ -77,7 +77,7 @@ final class MembershipSteps {
                 Optional.ofNullable(joinerPrepSteps.get(host)).ifPresent(waitFor::add);
                 step = Step.on(host, "service", "join").kind(ChangeKind.ACTION)
                         .summary("start etcd, joining the running cluster").reason("initial-cluster-state existing")
-                        .after(waitFor).does(ctx -> ServiceSteps.start(ctx.session()));
+                        .after(waitFor).does(ctx -> ServiceSteps.startAndWait(ctx.session()));
             } else if (change instanceof Change.Promote promote) {
                 String name = promote.member().name();
                 String peerUrl = promote.member().peerUrl();

@@ -28,14 +28,24 @@ import java.util.Optional;
  *     added after that member is removed (etcd: "Peer URLs already exists").</li>
  * <li>Each removal must leave enough healthy voters for the new, smaller quorum; each promotion
  *     needs enough started voters for the new, larger one (etcd's strict reconfiguration check).</li>
+ * <li>A member whose host lost its data (same address, empty data directory) is removed and
+ *     joins again as a new learner: etcd cannot take it back as it was.</li>
  * <li>A learner already in the cluster for a desired member (an interrupted apply) is resumed,
  *     not added again; one for no desired member is removed first, as it blocks every other add.</li>
  * </ul>
  */
 public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<String> warnings) {
 
-    /** A member as the cluster sees it now. */
-    public record Current(String id, String name, String peerUrl, boolean learner, boolean healthy, boolean leader) {
+    /**
+     * A member as the cluster sees it now. {@code dataLost}: its host is in the spec at the same
+     * address but holds no data any more (a deleted or replaced disk), so it cannot come back as
+     * it was: it is removed and joins afresh.
+     */
+    public record Current(String id, String name, String peerUrl, boolean learner, boolean healthy, boolean leader,
+                          boolean dataLost) {
+        public Current(String id, String name, String peerUrl, boolean learner, boolean healthy, boolean leader) {
+            this(id, name, peerUrl, learner, healthy, leader, false);
+        }
     }
 
     /** A member the spec wants: its name and peer URL. */
@@ -103,7 +113,8 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
 
             @Override
             public String whatToDo() {
-                return "bring members back (start their hosts, then apply), or recover from a backup (etcdwright restore)";
+                return "bring the members that are down back first (with the spec's members unchanged, apply starts stopped"
+                        + " members), then change the membership; if they are lost for good, recover from a backup (restore)";
             }
         }
 
@@ -161,7 +172,7 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         List<Current> resumedLearners = new ArrayList<>();
         for (Current m : current) {
             Desired d = m.name().isEmpty() ? byPeerUrl(desired, m.peerUrl()).orElse(null) : wanted.get(m.name());
-            boolean samePlace = d != null && d.peerUrl().equals(m.peerUrl());
+            boolean samePlace = d != null && d.peerUrl().equals(m.peerUrl()) && !m.dataLost();
             if (m.learner() && samePlace) {
                 resumedLearners.add(m);
             } else if (!samePlace) {
@@ -171,7 +182,7 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         // Joiners: desired members that are not voters at their peer URL; a resumed learner first,
         // since it already holds the one learner slot.
         List<Desired> joining = desired.stream()
-                .filter(d -> current.stream().noneMatch(m -> !m.learner() && d.peerUrl().equals(m.peerUrl())
+                .filter(d -> current.stream().noneMatch(m -> !m.learner() && !m.dataLost() && d.peerUrl().equals(m.peerUrl())
                         && (m.name().equals(d.name()) || m.name().isEmpty())))
                 .sorted(Comparator.comparing((Desired d) -> resumedLearners.stream().noneMatch(m -> m.peerUrl().equals(d.peerUrl()))))
                 .toList();
@@ -180,8 +191,9 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         List<Current> state = new ArrayList<>(voters);
         leaving.stream().filter(Current::learner).forEach(m -> changes.add(new Change.Remove(m, "a learner that is not in the spec")));
         for (Current m : leaving.stream().filter(m -> !m.learner() && !m.healthy()).toList()) {
-            removeSafely(m, samePlaceTaken(m, desired) ? "down, and replaced" : "down, and not in the spec", state, changes,
-                    refusals);
+            String why = m.dataLost() ? "its data directory is gone: it is removed and joins afresh"
+                    : samePlaceTaken(m, desired) ? "down, and replaced" : "down, and not in the spec";
+            removeSafely(m, why, state, changes, refusals);
         }
         // 2. A down member that stays blocks adds before 3.5.30.
         Optional<Current> downStaying = state.stream().filter(m -> !m.healthy() && !leaving.contains(m)).findFirst();

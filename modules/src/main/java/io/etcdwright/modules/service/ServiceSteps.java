@@ -2,6 +2,7 @@ package io.etcdwright.modules.service;
 
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.StepContext;
+import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
@@ -35,6 +36,22 @@ public final class ServiceSteps {
     }
 
     /**
+     * Starts a member joining a running cluster and waits until systemd reports it ready (etcd
+     * notifies once it has joined and serves): unlike a bootstrap, a joiner does not need its peers
+     * to start with it, and a start that fails says so here, with etcd's last words, instead of
+     * leaving the promotion after it to wait for a learner that never came.
+     */
+    public static Outcome startAndWait(HostSession session) {
+        CommandResult started = session.run(START_AND_WAIT, Duration.ofMinutes(3));
+        if (started.exitCode() != 0) {
+            CommandResult journal = session.run(JOURNAL_TAIL);
+            throw new IllegalStateException(session.target().name() + ": etcd did not start (systemctl start: "
+                    + started.stderr().strip() + "); its last log lines:\n" + journal.stdout().strip());
+        }
+        return Outcome.CHANGED;
+    }
+
+    /**
      * Restarts one member of a running cluster, but only while every other member is healthy:
      * restarting a member while another is down can leave the cluster below quorum.
      */
@@ -56,4 +73,8 @@ public final class ServiceSteps {
     static final RemoteCommand START = RemoteCommand.script(
             "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"", EtcdLayout.UNIT);
     static final RemoteCommand RESTART = RemoteCommand.exec("systemctl", "restart", EtcdLayout.UNIT);
+    static final RemoteCommand START_AND_WAIT = RemoteCommand.script(
+            "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start \"$1\"", EtcdLayout.UNIT);
+    static final RemoteCommand JOURNAL_TAIL = RemoteCommand.exec("journalctl", "-u", EtcdLayout.UNIT, "-n", "15", "--no-pager",
+            "-o", "cat");
 }

@@ -90,6 +90,15 @@ class MembershipPlanTest {
     }
 
     @Test
+    void aMemberWhoseDataIsGoneIsRemovedAndJoinsAfreshAtTheSameAddress() {
+        Current wiped = new Current("id2", "h2", url(2), false, false, false, true);
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), wiped, voter(3)), List.of(want(1), want(2), want(3)), "3.5.16");
+        assertEquals(List.of("remove h2", "add learner h2", "start h2", "promote h2"), lines(plan));
+        assertEquals("its data directory is gone: it is removed and joins afresh", ((Change.Remove) plan.changes().get(0)).why());
+        assertEquals(List.of(), plan.refusals());
+    }
+
+    @Test
     void anInterruptedJoinIsResumedWithoutAddingTheLearnerAgain() {
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), unstartedLearner(4)),
                 List.of(want(1), want(2), want(3), want(4), want(5)), "3.5.16");
@@ -108,7 +117,7 @@ class MembershipPlanTest {
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), down(2), down(3)), List.of(want(1), want(4), want(5)), "3.5.16");
         assertEquals(List.of(), plan.changes());
         assertEquals(List.of(new Refusal.NoQuorum(1, 3)), plan.refusals());
-        assertTrue(plan.refusals().get(0).whatToDo().contains("etcdwright restore"));
+        assertTrue(plan.refusals().get(0).whatToDo().contains("recover from a backup"));
     }
 
     @Test
