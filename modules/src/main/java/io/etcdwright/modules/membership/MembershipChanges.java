@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import javax.net.ssl.SSLException;
 
 /**
@@ -31,6 +32,7 @@ import javax.net.ssl.SSLException;
 public final class MembershipChanges implements AutoCloseable {
     /** etcd promotes a learner whose log has reached 90% of the leader's (raft's Progress.Match). */
     static final double IN_SYNC_FRACTION = 0.9;
+    private static final Duration LIST_RETRY_PAUSE = Duration.ofMillis(100);
 
     /** A member as the cluster lists it. An added member that never started has no name yet. */
     public record ClusterMember(String id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
@@ -116,18 +118,23 @@ public final class MembershipChanges implements AutoCloseable {
 
     /**
      * The member list from whichever endpoint answers. A read, so safe to ask again: an endpoint
-     * that is going away (a member just removed stops itself) answers UNAVAILABLE, and the next
-     * try goes round robin to another.
+     * that is going away (a member just removed stops itself) or a learner (which serves no member
+     * list) answers UNAVAILABLE. Asked again after a short pause until the call timeout has passed,
+     * not a fixed number of times: right after connecting only the learner's connection may be
+     * ready, and immediate retries would all land on it; by the next try the others are ready and
+     * round-robin moves on to them.
      */
     private MemberListResponse listMembers() {
-        for (int attempt = 0; ; attempt++) {
+        long deadline = System.nanoTime() + settings.timeout().toNanos();
+        while (true) {
             try {
                 return get(client.getClusterClient().listMember());
             } catch (ExecutionException e) {
-                if (Failures.code(e.getCause()) != Status.Code.UNAVAILABLE || attempt >= settings.endpoints().size()) {
+                if (Failures.code(e.getCause()) != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
                     throw new EtcdAdminException("cannot list the members: " + Failures.describe(e.getCause(), settings.timeout()),
                             e.getCause());
                 }
+                sleep(LIST_RETRY_PAUSE);
             } catch (TimeoutException e) {
                 throw new EtcdAdminException("cannot list the members: no answer within " + settings.timeout().toSeconds() + " s", e);
             }
@@ -161,7 +168,8 @@ public final class MembershipChanges implements AutoCloseable {
                 return existing.get();
             }
             try {
-                return member(get(client.getClusterClient().addMember(List.of(URI.create(peerUrl)), true)).getMember());
+                return member(onVoters(voters -> voters.getClusterClient().addMember(List.of(URI.create(peerUrl)), true))
+                        .getMember());
             } catch (ExecutionException e) {
                 if (Failures.code(e.getCause()) != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
                     throw new EtcdAdminException("cannot add a learner with peer URL " + peerUrl + ": "
@@ -195,7 +203,7 @@ public final class MembershipChanges implements AutoCloseable {
             return new Promotion.NotInSync(id, progress.get()[0], progress.get()[1]);
         }
         try {
-            get(client.getClusterClient().promoteMember(parseId(id)));
+            onVoters(voters -> voters.getClusterClient().promoteMember(parseId(id)));
             return new Promotion.Promoted(id);
         } catch (ExecutionException e) {
             Status.Code code = Failures.code(e.getCause());
@@ -243,7 +251,7 @@ public final class MembershipChanges implements AutoCloseable {
             }
             try {
                 asked = true;
-                get(client.getClusterClient().removeMember(parseId(id)));
+                onVoters(voters -> voters.getClusterClient().removeMember(parseId(id)));
                 return new Removal.Removed(id);
             } catch (ExecutionException e) {
                 if (Failures.code(e.getCause()) != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
@@ -318,6 +326,25 @@ public final class MembershipChanges implements AutoCloseable {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Runs a call that changes membership on the started voting members only. A learner refuses
+     * such calls ("rpc not supported for learner"), and the round-robin client spread over every
+     * endpoint can land each of them on it: a read the learner refuses is asked again and so moves
+     * the round-robin on, which puts the call after every successful read on the learner. With one
+     * voter and one learner ready that is every call, seen as a promotion refused for 3 minutes.
+     */
+    private <T> T onVoters(Function<Client, CompletableFuture<T>> call) throws ExecutionException, TimeoutException {
+        List<URI> voterUrls = members().stream().filter(m -> m.started() && !m.learner())
+                .flatMap(m -> m.clientUrls().stream()).map(URI::create).toList();
+        if (voterUrls.isEmpty()) {
+            throw new EtcdAdminException("the member list names no started voting member with a client URL;"
+                    + " membership cannot be changed through learners");
+        }
+        try (Client voters = client(voterUrls, settings)) {
+            return get(call.apply(voters));
+        }
     }
 
     private Optional<ClusterMember> withPeerUrl(String peerUrl) {
