@@ -40,10 +40,6 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
         return kind.symbol() + " " + summary + (reason.isEmpty() ? "" : " (" + reason + ")");
     }
 
-    public Step withAfter(List<String> newAfter) {
-        return new Step(id, host, module, kind, summary, reason, newAfter, observed, diff, operation);
-    }
-
     /** Starts a step; the builder keeps plans readable where they are written. */
     public static Builder on(String host, String module, String idSuffix) {
         return new Builder(Optional.of(host), module, host + "/" + idSuffix);

@@ -61,14 +61,6 @@ public final class SshConnections implements AutoCloseable {
         }
     }
 
-    /** Drops a host's session, e.g. after the host was rebooted. */
-    public void forget(String hostName) {
-        HostSession s = sessions.remove(hostName);
-        if (s != null) {
-            s.close();
-        }
-    }
-
     private HostSession connect(SshTarget target) {
         KnownHosts.Repository hostKeys = knownHosts.repository(options.acceptNewHostKeys());
         Session session;
