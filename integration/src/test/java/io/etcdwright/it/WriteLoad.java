@@ -39,8 +39,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * cluster's client endpoints while an operation runs, and log every write etcd acknowledged (key,
  * revision, when). {@link #check} then proves what an operator must be able to rely on after a
  * rolling operation: every acknowledged write is on every member with the revision it was
- * acknowledged at, a watch from the first acknowledged revision sees each exactly once and in
- * order, every member's key-value store hashes the same (HashKV) at the last acknowledged
+ * acknowledged at, a watch from the first acknowledged revision sees each exactly once, in
+ * order, at the revision it was acknowledged at, a linearizable read through the cluster finds them
+ * all too, every member's key-value store hashes the same (HashKV) at the last acknowledged
  * revision, and how long the cluster accepted no write at all (the longest stall). It reports
  * acknowledged, indeterminate (failed or timed out: may or may not have been applied) and lost.
  *
@@ -79,6 +80,11 @@ final class WriteLoad implements AutoCloseable {
     /** The verdict: nothing missing or changed, and one hash for all members. */
     record Report(Acks load, Map<String, String> missingOrChanged, Map<String, Integer> hashByMember,
                   List<String> watchProblems) {
+        /** Acknowledged keys missing or changed anywhere, each counted once however many members lack it. */
+        long lostKeys() {
+            return missingOrChanged.keySet().stream().map(where -> where.substring(where.indexOf(' ') + 1)).distinct().count();
+        }
+
         boolean lostNothing() {
             return missingOrChanged.isEmpty() && load.duplicateCreates() == 0;
         }
@@ -97,7 +103,7 @@ final class WriteLoad implements AutoCloseable {
             return String.format("write load: %d acknowledged, %d indeterminate (failed or timed out), %d lost in %.1f s;"
                             + " duplicate creates %d; longest stall %d ms; acknowledged but missing or changed: %s; watch: %s;"
                             + " HashKV at revision %d by member: %s; log %s",
-                    load.acks().size(), load.unacknowledgedAttempts(), missingOrChanged.size(), load.ranMillis() / 1000.0,
+                    load.acks().size(), load.unacknowledgedAttempts(), lostKeys(), load.ranMillis() / 1000.0,
                     load.duplicateCreates(), load.longestStallMillis(),
                     missingOrChanged.isEmpty() ? "none" : firstFew(missingOrChanged),
                     watchProblems.isEmpty() ? "every write once, in order" : watchProblems.stream().limit(5).toList(),
@@ -256,7 +262,34 @@ final class WriteLoad implements AutoCloseable {
                 throw new AssertionError("cannot check member " + member + ": " + e, e);
             }
         }
+        problems.putAll(linearizableProblems(clientEnv, load));
         return new Report(load, problems, hashes, watchProblems(clientEnv, load));
+    }
+
+    /**
+     * One linearizable read through the cluster (it goes past the leader's commit index, so it
+     * cannot be served from a member that fell behind), checked like each member's own store.
+     */
+    private static Map<String, String> linearizableProblems(Map<String, String> clientEnv, Acks load) {
+        Map<String, String> problems = new LinkedHashMap<>();
+        try (Client c = client(clientEnv, endpoints(clientEnv))) {
+            Map<String, Long> stored = new HashMap<>();
+            GetResponse all = c.getKVClient().get(bytes(load.prefix()), GetOption.builder().isPrefix(true).build())
+                    .get(30, TimeUnit.SECONDS);
+            for (KeyValue kv : all.getKvs()) {
+                stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
+            }
+            for (Ack ack : load.acks()) {
+                Long at = stored.get(ack.key());
+                if (at == null || at != ack.revision()) {
+                    problems.put("linearizable " + ack.key(), at == null ? "missing, acknowledged at revision " + ack.revision()
+                            : "at revision " + at + ", acknowledged at " + ack.revision());
+                }
+            }
+        } catch (Exception e) {
+            throw new AssertionError("cannot read the cluster linearizably: " + e, e);
+        }
+        return problems;
     }
 
     /**
@@ -289,6 +322,10 @@ final class WriteLoad implements AutoCloseable {
                                  previous[0] = revision;
                                  if (event.getEventType() != WatchEvent.EventType.PUT) {
                                      problems.add(key + ": a " + event.getEventType() + " at revision " + revision);
+                                 }
+                                 Long ackedAt = acked.get(key);
+                                 if (ackedAt != null && ackedAt != revision) {
+                                     problems.add(key + " seen at revision " + revision + ", acknowledged at " + ackedAt);
                                  }
                                  seen.merge(key, 1, Integer::sum);
                                  if (revision >= last) {
