@@ -42,6 +42,23 @@ final class Testbed {
         run("down");
     }
 
+    /**
+     * N more hosts (empty disks) beside the running ones, numbered after the highest host:
+     * h4 after h1..h3. The running hosts are not touched; the inventory and every host's
+     * /etc/hosts list the new ones.
+     */
+    static void add(int hosts) {
+        run("add", String.valueOf(hosts));
+    }
+
+    /**
+     * Host i gone for good: power cut, then its network, disk and host key deleted. The other
+     * hosts are not touched; the inventory and their /etc/hosts no longer list it.
+     */
+    static void remove(int host) {
+        run("remove", String.valueOf(host));
+    }
+
     static String address(int host) {
         return "10.77.0." + (10 + host);
     }
