@@ -15,7 +15,6 @@ import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.config.HostSetup;
 import io.etcdwright.modules.backup.SafetySnapshot;
-import io.etcdwright.modules.data.DataDirWipe;
 import io.etcdwright.modules.install.InstallSteps;
 import io.etcdwright.modules.install.ReleaseArtifact;
 import io.etcdwright.modules.install.ReleaseCache;
@@ -23,6 +22,7 @@ import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.ClusterVersion;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.membership.MembershipPlan;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
@@ -131,17 +131,6 @@ public final class ClusterPlanner {
                             ctx.session().run(HostSetup.command(layout)).orThrow(host);
                             return Outcome.CHANGED;
                         });
-            }
-            if (joiners.contains(m.name()) && f.member().hasMemberData()) {
-                // Its data belongs to an earlier membership (a removed member, another cluster): etcd
-                // would refuse to start with it ("permanently removed", "cluster ID mismatch").
-                // Moved aside, never deleted, so it can still be looked at.
-                chain.add(Step.on(host, "data", "move-aside").kind(ChangeKind.UPDATE)
-                                .summary("move old data in " + layout.dataDir() + " aside")
-                                .reason("it holds data of an earlier membership; " + m.name() + " joins afresh")
-                                .observed(Long.toString(f.member().dataBytes())),
-                        ctx -> DataDirWipe.moveAside(ctx.session(), layout.dataDir(),
-                                "before-join-" + java.time.Instant.now().getEpochSecond()));
             }
             List<String> causes = new ArrayList<>();
             restartCauses.put(host, causes);
@@ -300,9 +289,14 @@ public final class ClusterPlanner {
             members.forEach(m -> clientUrlOf.put(m.name(), clientUrl(m, layout)));
             List<String> before = new ArrayList<>(pkiPrereqs);
             previous.ifPresent(before::add);
-            Map<String, String> joinerPrep = new LinkedHashMap<>();
-            joiners.forEach(j -> Optional.ofNullable(lastPrepStep.get(hostOf(members, j))).ifPresent(id -> joinerPrep.put(j, id)));
-            List<Step> changes = MembershipSteps.steps(membership.get(), before, joinerPrep, access, clientUrlOf, HEALTH_TIMEOUT);
+            Map<String, MembershipSteps.Joiner> joining = new LinkedHashMap<>();
+            for (String j : joiners) {
+                Member m = members.stream().filter(x -> x.name().equals(j)).findFirst().orElseThrow();
+                String host = m.host().name();
+                joining.put(j, new MembershipSteps.Joiner(host, Optional.ofNullable(lastPrepStep.get(host)),
+                        oldData(in, m, in.facts().get(host))));
+            }
+            List<Step> changes = MembershipSteps.steps(membership.get(), before, joining, access, clientUrlOf, HEALTH_TIMEOUT);
             steps.addAll(changes);
             Step settled = Step.cluster("membership", "healthy-after-membership").kind(ChangeKind.ACTION)
                     .summary("wait for all " + members.size() + " members healthy").reason("after the membership changes")
@@ -398,6 +392,20 @@ public final class ClusterPlanner {
     }
 
     /**
+     * The data a joiner's host holds that etcd must not start with (a removed member's, another
+     * cluster's), judged by {@link JoinerData}: the data of the learner the cluster lists at the
+     * joiner's peer URL, running there as itself, is kept.
+     */
+    private static Optional<MembershipSteps.OldData> oldData(Inputs in, Member m, EtcdHostFacts f) {
+        String peerUrl = new EtcdConfigFile.Peer(m.name(), m.address()).url(in.layout().peerPort());
+        ClusterStatus cluster = in.cluster().orElseThrow();
+        Optional<String> learnerId = cluster.members().stream()
+                .filter(c -> c.learner() && c.peerUrls().contains(peerUrl)).map(MemberStatus::id).findFirst();
+        return JoinerData.moveAsideReason(f.member(), learnerId, cluster.clusterId())
+                .map(why -> new MembershipSteps.OldData(in.layout().dataDir(), why, f.member().dataBytes()));
+    }
+
+    /**
      * Each joiner starts with the membership as it will be at its turn: the members then in the
      * cluster (learners included) and itself. etcd checks that list against the cluster's own.
      */
@@ -424,10 +432,6 @@ public final class ClusterPlanner {
     private static String hostOf(String url) {
         String host = java.net.URI.create(url).getHost();
         return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
-    }
-
-    private static String hostOf(List<Member> members, String memberName) {
-        return members.stream().filter(m -> m.name().equals(memberName)).findFirst().map(m -> m.host().name()).orElse(memberName);
     }
 
     /**

@@ -15,9 +15,11 @@ import io.etcdwright.modules.membership.MembershipChanges.Promotion;
 import io.etcdwright.modules.membership.MembershipChanges.Removal;
 import io.etcdwright.modules.membership.MembershipPlan;
 import io.etcdwright.modules.membership.MembershipPlan.Change;
+import io.etcdwright.modules.data.DataDirWipe;
 import io.etcdwright.modules.service.ServiceSteps;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,11 +43,25 @@ final class MembershipSteps {
     }
 
     /**
-     * @param after            what the first change waits for (prepared hosts, issued certificates)
-     * @param joinerPrepSteps  per joining host, its last preparation step (config, unit written)
-     * @param clientUrlOf      the client URL of every member by name, leaving ones included
+     * A joining member's host as the join needs it.
+     *
+     * @param host      its inventory host (which may be named other than the member)
+     * @param prepared  its last preparation step (config, unit written), if it had any
+     * @param moveAside the old data that must go first, if any
      */
-    static List<Step> steps(MembershipPlan plan, List<String> after, Map<String, String> joinerPrepSteps,
+    record Joiner(String host, Optional<String> prepared, Optional<OldData> moveAside) {
+    }
+
+    /** Data on a joiner's host that etcd must not start with: why, where, how much. */
+    record OldData(String dataDir, String why, long bytes) {
+    }
+
+    /**
+     * @param after       what the first change waits for (prepared hosts, issued certificates)
+     * @param joiners     per joining member (by name), its host
+     * @param clientUrlOf the client URL of every member by name, leaving ones included
+     */
+    static List<Step> steps(MembershipPlan plan, List<String> after, Map<String, Joiner> joiners,
                             Health.Access access, Map<String, String> clientUrlOf, Duration healthTimeout) {
         List<Step> steps = new ArrayList<>();
         Set<String> leaving = new LinkedHashSet<>();
@@ -72,9 +88,25 @@ final class MembershipSteps {
                             }
                         });
             } else if (change instanceof Change.StartJoiner start) {
-                String host = start.member().name();
+                String name = start.member().name();
+                Joiner joiner = joiners.getOrDefault(name, new Joiner(name, Optional.empty(), Optional.empty()));
+                String host = joiner.host();
                 List<String> waitFor = new ArrayList<>(previous);
-                Optional.ofNullable(joinerPrepSteps.get(host)).ifPresent(waitFor::add);
+                joiner.prepared().ifPresent(waitFor::add);
+                if (joiner.moveAside().isPresent()) {
+                    // Here, not with the host's preparation: the member whose data it may be (a
+                    // rebuilt host at the same address) is removed by a change before this one.
+                    OldData old = joiner.moveAside().get();
+                    String peerUrl = start.member().peerUrl();
+                    Step aside = Step.on(host, "data", "move-aside").kind(ChangeKind.UPDATE)
+                            .summary("stop etcd, move old data in " + old.dataDir() + " aside")
+                            .reason(old.why() + "; " + name + " joins afresh")
+                            .observed(Long.toString(old.bytes()))
+                            .after(List.copyOf(waitFor))
+                            .does(ctx -> moveAside(ctx, access, clientUrlOf, host, peerUrl, old.dataDir()));
+                    steps.add(aside);
+                    waitFor = new ArrayList<>(List.of(aside.id()));
+                }
                 step = Step.on(host, "service", "join").kind(ChangeKind.ACTION)
                         .summary("start etcd, joining the running cluster").reason("initial-cluster-state existing")
                         .after(waitFor).does(ctx -> ServiceSteps.startAndWait(ctx.session()));
@@ -129,6 +161,25 @@ final class MembershipSteps {
             }
             throw new EtcdAdminException(name + " disappeared from the member list before its promotion; apply again");
         }
+    }
+
+    /**
+     * Stops the host's etcd (it may run, or crash-loop, on the old data) and moves the data aside,
+     * never deleting it. Checked again now: no voting member may have the joiner's peer URL, for
+     * then the etcd stopped here would be that voter.
+     */
+    private static Outcome moveAside(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String host,
+                                     String peerUrl, String dataDir) {
+        Optional<MemberStatus> voterHere = status(access, clientUrlOf).members().stream()
+                .filter(m -> !m.learner() && m.peerUrls().contains(peerUrl)).findFirst();
+        if (voterHere.isPresent()) {
+            throw new EtcdAdminException("not stopping etcd on " + host + ": voting member " + voterHere.get().name()
+                    + " (" + voterHere.get().id() + ") still has its peer URL " + peerUrl + "; it must be removed first."
+                    + " Nothing was changed; apply again");
+        }
+        Outcome stopped = ServiceSteps.stop(ctx.session());
+        Outcome moved = DataDirWipe.moveAside(ctx.session(), dataDir, "before-join-" + Instant.now().getEpochSecond());
+        return stopped == Outcome.CHANGED || moved == Outcome.CHANGED ? Outcome.CHANGED : Outcome.OK;
     }
 
     /** Leadership moves only if {@code from} leads now; the transferee is a healthy voter that stays. */

@@ -31,7 +31,10 @@ import java.util.Optional;
  * <li>A member whose host lost its data (same address, empty data directory) is removed and
  *     joins again as a new learner: etcd cannot take it back as it was.</li>
  * <li>A learner already in the cluster for a desired member (an interrupted apply) is resumed,
- *     not added again; one for no desired member is removed first, as it blocks every other add.</li>
+ *     not added again: one never started is started, one that runs as itself is only promoted
+ *     (its data is its own and must not be moved aside); one that was started but does not
+ *     answer is removed and joins afresh, which costs nothing, as a learner holds no vote. A
+ *     learner for no desired member is removed first, as it blocks every other add.</li>
  * </ul>
  */
 public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<String> warnings) {
@@ -45,6 +48,16 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
                           boolean dataLost) {
         public Current(String id, String name, String peerUrl, boolean learner, boolean healthy, boolean leader) {
             this(id, name, peerUrl, learner, healthy, leader, false);
+        }
+
+        /** Whether etcd ran as this member: an added member that never started has no name yet. */
+        public boolean started() {
+            return !name.isEmpty();
+        }
+
+        /** The name if it has one, else the id (a member added but never started). */
+        String label() {
+            return started() ? name : id;
         }
     }
 
@@ -167,15 +180,16 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
             return new MembershipPlan(List.of(), refusals, warnings);
         }
 
-        // Who leaves: members not wanted, or wanted at another peer URL (the host was replaced).
+        // Who leaves: members not wanted, or wanted at another peer URL (the host was replaced), and
+        // learners that were started but do not answer (nothing tells whose data their host holds).
         List<Current> leaving = new ArrayList<>();
         List<Current> resumedLearners = new ArrayList<>();
         for (Current m : current) {
             Desired d = m.name().isEmpty() ? byPeerUrl(desired, m.peerUrl()).orElse(null) : wanted.get(m.name());
             boolean samePlace = d != null && d.peerUrl().equals(m.peerUrl()) && !m.dataLost();
-            if (m.learner() && samePlace) {
+            if (m.learner() && samePlace && (!m.started() || m.healthy())) {
                 resumedLearners.add(m);
-            } else if (!samePlace) {
+            } else if (!samePlace || m.learner()) {
                 leaving.add(m);
             }
         }
@@ -189,7 +203,7 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
 
         // 1. Leaving learners (they hold the one learner slot), then leaving members that are down.
         List<Current> state = new ArrayList<>(voters);
-        leaving.stream().filter(Current::learner).forEach(m -> changes.add(new Change.Remove(m, "a learner that is not in the spec")));
+        leaving.stream().filter(Current::learner).forEach(m -> changes.add(new Change.Remove(m, whyLearnerLeaves(m, desired))));
         for (Current m : leaving.stream().filter(m -> !m.learner() && !m.healthy()).toList()) {
             String why = m.dataLost() ? "its data directory is gone: it is removed and joins afresh"
                     : samePlaceTaken(m, desired) ? "down, and replaced" : "down, and not in the spec";
@@ -212,11 +226,15 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
                 removeSafely(sameUrl.get(), "replaced by " + d.name() + " at the same peer URL", state, changes, refusals);
                 healthyLeaving.remove(sameUrl.get());
             }
-            boolean resumed = resumedLearners.stream().anyMatch(m -> m.peerUrl().equals(d.peerUrl()));
-            if (!resumed) {
+            Optional<Current> held = resumedLearners.stream().filter(m -> m.peerUrl().equals(d.peerUrl())).findFirst();
+            if (held.isEmpty()) {
                 changes.add(new Change.AddLearner(d));
             }
-            changes.add(new Change.StartJoiner(d));
+            if (held.isEmpty() || !held.get().started()) {
+                // A learner that runs (started, answering as itself) is not started again: its
+                // host's data is its own, and its log only has to catch up.
+                changes.add(new Change.StartJoiner(d));
+            }
             // Promotion needs started voters >= the new quorum: with quorum now (checked above) and
             // the joiner started, that always holds, so there is nothing more to check here.
             changes.add(new Change.Promote(d));
@@ -243,6 +261,20 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         }
         changes.add(new Change.Remove(m, why));
         state.remove(m);
+    }
+
+    /** Why a learner is removed; each case but the first is followed by its joining afresh. */
+    private static String whyLearnerLeaves(Current m, List<Desired> desired) {
+        boolean wantedHere = desired.stream().anyMatch(d -> d.peerUrl().equals(m.peerUrl())
+                && (d.name().equals(m.name()) || !m.started()));
+        if (!wantedHere) {
+            return "a learner that is not in the spec";
+        }
+        if (m.dataLost()) {
+            return "a learner whose data directory is gone: it is removed and joins afresh";
+        }
+        return "a learner that was started but does not answer: it is removed and joins afresh"
+                + " (a learner holds no vote, so this costs no fault tolerance)";
     }
 
     /** Whether a desired member takes the leaving member's name or peer URL (a replacement). */

@@ -39,7 +39,8 @@ public final class ServiceSteps {
      * Starts a member joining a running cluster and waits until systemd reports it ready (etcd
      * notifies once it has joined and serves): unlike a bootstrap, a joiner does not need its peers
      * to start with it, and a start that fails says so here, with etcd's last words, instead of
-     * leaving the promotion after it to wait for a learner that never came.
+     * leaving the promotion after it to wait for a learner that never came. OK when it runs
+     * already (an apply stopped after this step).
      */
     public static Outcome startAndWait(HostSession session) {
         CommandResult started = session.run(START_AND_WAIT, Duration.ofMinutes(3));
@@ -48,7 +49,18 @@ public final class ServiceSteps {
             throw new IllegalStateException(session.target().name() + ": etcd did not start (systemctl start: "
                     + started.stderr().strip() + "); its last log lines:\n" + journal.stdout().strip());
         }
-        return Outcome.CHANGED;
+        return started.stdout().strip().equals(ALREADY_RUNNING) ? Outcome.OK : Outcome.CHANGED;
+    }
+
+    /**
+     * Stops etcd and waits until it has exited; OK when it was not running. Also ends a crash
+     * loop (a unit waiting to be restarted by Restart=on-failure), which a plain look at
+     * "active" would miss.
+     */
+    public static Outcome stop(HostSession session) {
+        CommandResult stopped = session.run(STOP, Duration.ofMinutes(2));
+        stopped.orThrow(session.target().name());
+        return stopped.stdout().strip().equals(NOT_RUNNING) ? Outcome.OK : Outcome.CHANGED;
     }
 
     /**
@@ -73,8 +85,15 @@ public final class ServiceSteps {
     static final RemoteCommand START = RemoteCommand.script(
             "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"", EtcdLayout.UNIT);
     static final RemoteCommand RESTART = RemoteCommand.exec("systemctl", "restart", EtcdLayout.UNIT);
-    static final RemoteCommand START_AND_WAIT = RemoteCommand.script(
-            "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start \"$1\"", EtcdLayout.UNIT);
+    static final String ALREADY_RUNNING = "already running";
+    static final String NOT_RUNNING = "not running";
+    private static final String START_AND_WAIT_CODE = "if systemctl is-active --quiet \"$1\"; then echo '"
+            + ALREADY_RUNNING + "'; exit 0; fi\n" + "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start \"$1\"";
+    static final RemoteCommand START_AND_WAIT = RemoteCommand.script(START_AND_WAIT_CODE, EtcdLayout.UNIT);
+    /** inactive and failed are stopped; activating (a restart pending) and active are not. */
+    private static final String STOP_CODE = "case $(systemctl is-active \"$1\") in inactive|failed) echo '" + NOT_RUNNING
+            + "'; exit 0 ;; esac\n" + "systemctl stop \"$1\"";
+    static final RemoteCommand STOP = RemoteCommand.script(STOP_CODE, EtcdLayout.UNIT);
     static final RemoteCommand JOURNAL_TAIL = RemoteCommand.exec("journalctl", "-u", EtcdLayout.UNIT, "-n", "15", "--no-pager",
             "-o", "cat");
 }

@@ -33,6 +33,16 @@ class MembershipPlanTest {
         return new Current("id" + i, "", url(i), true, false, false);
     }
 
+    /** Added, started and answering as itself: an apply was stopped between its start and its promotion. */
+    static Current runningLearner(int i) {
+        return new Current("id" + i, "h" + i, url(i), true, true, false);
+    }
+
+    /** Added and started once, but its etcd does not answer now. */
+    static Current stoppedLearner(int i) {
+        return new Current("id" + i, "h" + i, url(i), true, false, false);
+    }
+
     static Desired want(int i) {
         return new Desired("h" + i, url(i));
     }
@@ -106,10 +116,45 @@ class MembershipPlanTest {
     }
 
     @Test
+    void aLearnerThatRunsAsItselfIsOnlyPromotedNeitherAddedNorStartedAgain() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), runningLearner(4)),
+                List.of(want(1), want(2), want(3), want(4), want(5)), "3.5.16");
+        assertEquals(List.of("promote h4", "add learner h5", "start h5", "promote h5"), lines(plan));
+        assertEquals(List.of(), plan.refusals());
+    }
+
+    @Test
+    void aLearnerThatRunsIsPromotedEvenWhenItComesFirstInTheSpec() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), runningLearner(2)), List.of(want(2), want(1), want(3)), "3.4.23");
+        assertEquals(List.of("promote h2", "add learner h3", "start h3", "promote h3"), lines(plan));
+    }
+
+    @Test
+    void aStartedLearnerThatDoesNotAnswerIsRemovedAndJoinsAfresh() {
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), stoppedLearner(4)),
+                List.of(want(1), want(2), want(3), want(4)), "3.5.16");
+        assertEquals(List.of("remove h4", "add learner h4", "start h4", "promote h4"), lines(plan));
+        assertTrue(((Change.Remove) plan.changes().get(0)).why().startsWith("a learner that was started but does not answer"),
+                plan.changes().toString());
+        assertEquals(List.of(), plan.refusals());
+    }
+
+    @Test
+    void aLearnerWhoseHostLostItsDataIsRemovedAndJoinsAfresh() {
+        Current lost = new Current("id4", "h4", url(4), true, false, false, true);
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), lost),
+                List.of(want(1), want(2), want(3), want(4)), "3.5.16");
+        assertEquals(List.of("remove h4", "add learner h4", "start h4", "promote h4"), lines(plan));
+        assertEquals("a learner whose data directory is gone: it is removed and joins afresh",
+                ((Change.Remove) plan.changes().get(0)).why());
+    }
+
+    @Test
     void aLearnerNobodyWantsIsRemovedFirstBecauseItHoldsTheOnlyLearnerSlot() {
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), unstartedLearner(9)),
                 List.of(want(1), want(2), want(3), want(4)), "3.5.16");
         assertEquals(List.of("remove id9", "add learner h4", "start h4", "promote h4"), lines(plan));
+        assertEquals("a learner that is not in the spec", ((Change.Remove) plan.changes().get(0)).why());
     }
 
     @Test

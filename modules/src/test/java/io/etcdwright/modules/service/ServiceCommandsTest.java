@@ -20,5 +20,43 @@ class ServiceCommandsTest {
         host.assertArrivesLiterally(ServiceSteps.START, List.of(EtcdLayout.UNIT));
         host.assertArrivesLiterally(ServiceSteps.RESTART, List.of("restart", EtcdLayout.UNIT));
         assertEquals("systemctl restart etcd.service", ServiceSteps.RESTART.wire(false));
+        host.assertArrivesLiterally(ServiceSteps.START_AND_WAIT, List.of(EtcdLayout.UNIT));
+        host.assertArrivesLiterally(ServiceSteps.STOP, List.of(EtcdLayout.UNIT));
+    }
+
+    @Test
+    void aJoinerThatRunsAlreadyIsNotStartedAgain(@TempDir Path dir) throws Exception {
+        FakeSystemctl unit = new FakeSystemctl(dir, "active", "enabled");
+        LocalHost.Run run = unit.host.run(ServiceSteps.START_AND_WAIT, new byte[0], false);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals(ServiceSteps.ALREADY_RUNNING, run.stdout().strip());
+        assertEquals(List.of(), unit.changes());
+    }
+
+    @Test
+    void aStoppedJoinerIsStarted(@TempDir Path dir) throws Exception {
+        FakeSystemctl unit = new FakeSystemctl(dir, "failed", "enabled");
+        LocalHost.Run run = unit.host.run(ServiceSteps.START_AND_WAIT, new byte[0], false);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals("", run.stdout().strip());
+        assertEquals(List.of("reset-failed etcd.service", "start etcd.service"), unit.changes());
+        assertEquals("active", unit.active());
+    }
+
+    @Test
+    void stopEndsARunningUnitAndACrashLoopAndLeavesAStoppedOneAlone(@TempDir Path dir) throws Exception {
+        for (String state : List.of("active", "activating")) {
+            FakeSystemctl unit = new FakeSystemctl(dir.resolve(state), state, "enabled");
+            LocalHost.Run run = unit.host.run(ServiceSteps.STOP, new byte[0], false);
+            assertEquals(0, run.exitCode(), run.stderr());
+            assertEquals(List.of("stop etcd.service"), unit.changes(), state);
+            assertEquals("inactive", unit.active());
+        }
+        for (String state : List.of("inactive", "failed")) {
+            FakeSystemctl unit = new FakeSystemctl(dir.resolve(state), state, "enabled");
+            LocalHost.Run run = unit.host.run(ServiceSteps.STOP, new byte[0], false);
+            assertEquals(ServiceSteps.NOT_RUNNING, run.stdout().strip(), state);
+            assertEquals(List.of(), unit.changes(), state);
+        }
     }
 }

@@ -1,0 +1,72 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.membership.MembershipPlan;
+import io.etcdwright.modules.membership.MembershipPlan.Current;
+import io.etcdwright.modules.membership.MembershipPlan.Desired;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The steps of a membership plan: their order, hosts and what each waits for. Nothing runs. */
+class MembershipStepsTest {
+    static final Health.Access ACCESS = new Health.Access(Path.of("ca.crt"), Path.of("admin.crt"), Path.of("admin.key"));
+
+    static String url(int i) {
+        return "https://10.0.0." + i + ":2380";
+    }
+
+    static List<Step> steps(List<Current> now, List<Desired> wanted, Map<String, MembershipSteps.Joiner> joiners) {
+        MembershipPlan plan = MembershipPlan.plan(now, wanted, "3.5.16");
+        assertEquals(List.of(), plan.refusals());
+        return MembershipSteps.steps(plan, List.of("ca"), joiners, ACCESS, Map.of(), Duration.ofMinutes(1));
+    }
+
+    static List<String> ids(List<Step> steps) {
+        return steps.stream().map(Step::id).toList();
+    }
+
+    @Test
+    void aRunningLearnerIsOnlyPromotedWithNoStepOnItsHost() {
+        // h4 was added and started by an apply that was stopped before promoting it.
+        List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, true), new Current("b4", "h4", url(4), true, true, false));
+        List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h4", url(4))), Map.of());
+        assertEquals(List.of("cluster/1-promote-h4"), ids(steps));
+    }
+
+    @Test
+    void oldDataIsMovedAsideOnTheInventoryHostAfterTheMemberAtItsAddressIsRemovedAndBeforeTheJoin() {
+        // The host at 10.0.0.3 (inventory name node-3) is rebuilt as member h3b; old member h3 leads there.
+        List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, false),
+                new Current("a2", "h2", url(2), false, true, false), new Current("a3", "h3", url(3), false, true, true));
+        MembershipSteps.OldData old = new MembershipSteps.OldData("/var/lib/etcd", "it holds data of member a3", 4096);
+        Map<String, MembershipSteps.Joiner> joiners = Map.of("h3b",
+                new MembershipSteps.Joiner("node-3", Optional.of("node-3/unit"), Optional.of(old)));
+        List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2)), new Desired("h3b", url(3))), joiners);
+        assertEquals(List.of("cluster/1-hand-off-h3", "cluster/2-remove-h3", "cluster/3-add-h3b", "node-3/move-aside",
+                "node-3/join", "cluster/5-promote-h3b"), ids(steps));
+        Step aside = steps.get(3);
+        assertEquals(Optional.of("node-3"), aside.host());
+        assertEquals(List.of("cluster/3-add-h3b", "node-3/unit"), aside.after());
+        assertTrue(aside.reason().startsWith("it holds data of member a3; h3b joins afresh"), aside.reason());
+        assertEquals(List.of("node-3/move-aside"), steps.get(4).after());
+    }
+
+    @Test
+    void aJoinerWithoutOldDataIsStartedOnItsInventoryHostAfterItsPreparation() {
+        List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, true));
+        Map<String, MembershipSteps.Joiner> joiners = Map.of("h2",
+                new MembershipSteps.Joiner("node-2", Optional.of("node-2/unit"), Optional.empty()));
+        List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2))), joiners);
+        assertEquals(List.of("cluster/1-add-h2", "node-2/join", "cluster/3-promote-h2"), ids(steps));
+        assertEquals(List.of("cluster/1-add-h2", "node-2/unit"), steps.get(1).after());
+    }
+}
