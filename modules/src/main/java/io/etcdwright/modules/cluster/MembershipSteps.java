@@ -142,7 +142,7 @@ final class MembershipSteps {
             String id = etcd.members().stream().filter(m -> m.peerUrls().contains(peerUrl)).findFirst()
                     .orElseThrow(() -> new EtcdAdminException(name + " (" + peerUrl + ") is not a member: the add step"
                             + " before this one did not happen; apply again")).id();
-            Promotion outcome = etcd.promoteWhenInSync(id, PROMOTE_WITHIN, Duration.ofMillis(500));
+            Promotion outcome = etcd.promoteWhenInSync(id, PROMOTE_WITHIN);
             if (outcome instanceof Promotion.Promoted) {
                 return Outcome.CHANGED;
             }
@@ -151,7 +151,8 @@ final class MembershipSteps {
             }
             if (outcome instanceof Promotion.NotInSync lag) {
                 throw new EtcdAdminException("learner " + name + " has not caught up within " + PROMOTE_WITHIN.toMinutes()
-                        + " min (applied index " + lag.learnerIndex() + " of the leader's " + lag.leaderIndex() + "); it stays"
+                        + " min (applied index " + lag.learnerIndex() + " of the leader's " + lag.leaderIndex()
+                        + lag.etcdSays().map(says -> "; etcd says: " + says).orElse("") + "); it stays"
                         + " a learner, outside quorum, so nothing is at risk: check its log (journalctl -u etcd on " + name
                         + ") and apply again");
             }

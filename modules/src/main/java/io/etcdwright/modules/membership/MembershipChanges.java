@@ -55,8 +55,15 @@ public final class MembershipChanges implements AutoCloseable {
         record NotFound(String id) implements Promotion {
         }
 
-        /** The learner has not caught up yet: its applied index against the leader's. Try again later. */
-        record NotInSync(String id, long learnerIndex, long leaderIndex) implements Promotion {
+        /**
+         * The learner has not caught up yet: its applied index against the leader's, and etcd's own
+         * words when it was etcd that said so (its check of the leader's raft progress can disagree
+         * with our estimate from applied indexes). Try again later.
+         */
+        record NotInSync(String id, long learnerIndex, long leaderIndex, Optional<String> etcdSays) implements Promotion {
+            public NotInSync(String id, long learnerIndex, long leaderIndex) {
+                this(id, learnerIndex, leaderIndex, Optional.empty());
+            }
         }
 
         /** etcd refused for a reason of its own, in its words (e.g. not enough started voters). */
@@ -71,6 +78,27 @@ public final class MembershipChanges implements AutoCloseable {
 
         /** It was not a member (any more): an interrupted apply removed it before. */
         record AlreadyGone(String id) implements Removal {
+        }
+    }
+
+    /**
+     * Pauses between tries that grow: a learner a few entries short is promoted within a fraction
+     * of a second, one loading a large snapshot is not asked every half second for minutes.
+     */
+    public record Backoff(Duration first, Duration cap) {
+        /** From 200 ms, doubling, at most 3 s apart. */
+        public static final Backoff PROMOTION = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(3));
+
+        public Backoff {
+            if (first.isNegative() || first.isZero() || cap.compareTo(first) < 0) {
+                throw new IllegalArgumentException("a backoff needs 0 < first <= cap, got " + first + " and " + cap);
+            }
+        }
+
+        /** The pause after {@code previous}: twice as long, never more than the cap. */
+        public Duration after(Duration previous) {
+            Duration doubled = previous.multipliedBy(2);
+            return doubled.compareTo(cap) > 0 ? cap : doubled;
         }
     }
 
@@ -206,12 +234,8 @@ public final class MembershipChanges implements AutoCloseable {
             onVoters(voters -> voters.getClusterClient().promoteMember(parseId(id)));
             return new Promotion.Promoted(id);
         } catch (ExecutionException e) {
-            Status.Code code = Failures.code(e.getCause());
-            if (code == Status.Code.FAILED_PRECONDITION && progress.isEmpty()) {
-                // The learner's own Status could not be had (not started yet): its log is empty.
-                return new Promotion.NotInSync(id, 0, leaderIndex().orElse(0L));
-            }
-            return new Promotion.Refused(id, code, Failures.description(e.getCause()));
+            return refusedPromotion(id, e.getCause(), progress.map(p -> p[0]).orElse(0L),
+                    progress.map(p -> p[1]).or(this::leaderIndex).orElse(0L));
         } catch (TimeoutException e) {
             throw new EtcdAdminException("promoting member " + id + " got no answer within " + settings.timeout().toSeconds()
                     + " s; it may or may not have happened: the next apply asks again", e);
@@ -219,20 +243,51 @@ public final class MembershipChanges implements AutoCloseable {
     }
 
     /**
-     * Waits until {@link #promote} succeeds or says the member is a voter, asking every
-     * {@code every}; gives up after {@code within} with the last progress seen.
+     * What a refused MemberPromote means, by gRPC code alone (etcd's texts differ between versions):
+     * FAILED_PRECONDITION is etcd's answer while the learner is not ready, whatever our estimate
+     * said: its leader judges by raft progress (Match of at least 90% of its own), which lags the
+     * applied index we read. The same code covers a learner promoted in between (the next try
+     * finds a voter) and too few started members (which a member still starting resolves), so
+     * every FAILED_PRECONDITION is worth another try; {@code etcdSays} keeps the words for the
+     * operator should the tries run out.
      */
-    public Promotion promoteWhenInSync(String id, Duration within, Duration every) {
+    static Promotion refusedPromotion(String id, Throwable failure, long learnerIndex, long leaderIndex) {
+        Status.Code code = Failures.code(failure);
+        if (code == Status.Code.FAILED_PRECONDITION) {
+            String says = Failures.description(failure);
+            return new Promotion.NotInSync(id, learnerIndex, leaderIndex, says.isEmpty() ? Optional.empty() : Optional.of(says));
+        }
+        return new Promotion.Refused(id, code, Failures.description(failure));
+    }
+
+    /**
+     * Waits until {@link #promote} succeeds or says the member is a voter, with pauses growing as
+     * {@link Backoff#PROMOTION} says; gives up after {@code within} with the last progress seen.
+     */
+    public Promotion promoteWhenInSync(String id, Duration within) {
+        return promoteWhenInSync(id, within, Backoff.PROMOTION);
+    }
+
+    /** {@link #promoteWhenInSync(String, Duration)} with pauses of one's own. */
+    public Promotion promoteWhenInSync(String id, Duration within, Backoff backoff) {
         long deadline = System.nanoTime() + within.toNanos();
+        Duration pause = backoff.first();
         while (true) {
             Promotion outcome = promote(id);
-            boolean worthAnotherTry = outcome instanceof Promotion.NotInSync
-                    || outcome instanceof Promotion.Refused refused && refused.code() == Status.Code.UNAVAILABLE;
-            if (!worthAnotherTry || System.nanoTime() > deadline) {
+            long left = deadline - System.nanoTime();
+            if (!worthAnotherTry(outcome) || left <= 0) {
                 return outcome;
             }
-            sleep(every);
+            // The last pause ends at the deadline, so one more try is made then.
+            sleep(pause.toNanos() < left ? pause : Duration.ofNanos(left));
+            pause = backoff.after(pause);
         }
+    }
+
+    /** Not in sync yet, or the member asked is going away or starting (UNAVAILABLE). */
+    static boolean worthAnotherTry(Promotion outcome) {
+        return outcome instanceof Promotion.NotInSync
+                || outcome instanceof Promotion.Refused refused && refused.code() == Status.Code.UNAVAILABLE;
     }
 
     /**
@@ -395,7 +450,7 @@ public final class MembershipChanges implements AutoCloseable {
 
     private static void sleep(Duration d) {
         try {
-            Thread.sleep(d.toMillis());
+            TimeUnit.NANOSECONDS.sleep(d.toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EtcdAdminException("interrupted", e);

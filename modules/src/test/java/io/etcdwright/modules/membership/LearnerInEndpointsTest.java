@@ -65,7 +65,7 @@ class LearnerInEndpointsTest {
         LocalEtcdCluster.Node learner = startedLearner("m2");
         try (MembershipChanges changes = connect(List.of(cluster.node("m1").clientUrl(), learner.clientUrl()))) {
             String id = idOf(changes, learner);
-            MembershipChanges.Promotion outcome = changes.promoteWhenInSync(id, Duration.ofSeconds(20), Duration.ofMillis(200));
+            MembershipChanges.Promotion outcome = changes.promoteWhenInSync(id, Duration.ofSeconds(20));
             assertEquals(new MembershipChanges.Promotion.Promoted(id), outcome, cluster.logTail("m2", 20));
             assertTrue(changes.members().stream().noneMatch(MembershipChanges.ClusterMember::learner));
         }

@@ -85,14 +85,25 @@ class MembershipChangesTest {
         MembershipChanges.Promotion.NotInSync notInSync = assertInstanceOf(MembershipChanges.Promotion.NotInSync.class, outcome);
         assertEquals(0, notInSync.learnerIndex(), notInSync.toString());
         assertTrue(notInSync.leaderIndex() > 0, notInSync.toString());
+        assertTrue(notInSync.etcdSays().isPresent(), "etcd refused it (FAILED_PRECONDITION): " + notInSync);
         assertTrue(changes.members().stream().filter(m -> m.id().equals(joinerId)).allMatch(MembershipChanges.ClusterMember::learner));
+    }
+
+    @Test
+    @Order(2)
+    void aLearnerThatIsNotInSyncIsAskedAgainUntilTheDeadline() {
+        long start = System.nanoTime();
+        MembershipChanges.Promotion outcome = changes.promoteWhenInSync(joinerId, Duration.ofMillis(1500));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertInstanceOf(MembershipChanges.Promotion.NotInSync.class, outcome);
+        assertTrue(took.compareTo(Duration.ofMillis(1500)) >= 0, "gave up after " + took);
     }
 
     @Test
     @Order(3)
     void aStartedLearnerIsPromotedOnceInSyncAndPromotingAgainIsAlreadyDone() throws Exception {
         cluster.join(joiner, Duration.ofSeconds(60));
-        MembershipChanges.Promotion outcome = changes.promoteWhenInSync(joinerId, Duration.ofSeconds(30), Duration.ofMillis(200));
+        MembershipChanges.Promotion outcome = changes.promoteWhenInSync(joinerId, Duration.ofSeconds(30));
         assertEquals(new MembershipChanges.Promotion.Promoted(joinerId), outcome, cluster.logTail("m4", 20));
         assertEquals(new MembershipChanges.Promotion.AlreadyVoter(joinerId), changes.promote(joinerId));
         assertEquals(new MembershipChanges.Promotion.NotFound("1234"), changes.promote("1234"));
