@@ -117,30 +117,47 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
 
         String whatToDo();
 
-        record NoQuorum(int healthyVoters, int voters) implements Refusal {
+        /** Named, so the operator knows which hosts to look at first. */
+        record NoQuorum(List<String> healthyVoters, List<String> downVoters) implements Refusal {
+            public NoQuorum {
+                healthyVoters = List.copyOf(healthyVoters);
+                downVoters = List.copyOf(downVoters);
+            }
+
             @Override
             public String what() {
-                return "only " + healthyVoters + " of " + voters + " voting members are healthy: the cluster has no quorum,"
-                        + " so no membership change can be agreed on";
+                int voters = healthyVoters.size() + downVoters.size();
+                return "only " + healthyVoters.size() + " of " + voters + " voting members are healthy ("
+                        + (healthyVoters.isEmpty() ? "none" : String.join(", ", healthyVoters)) + "; down: "
+                        + String.join(", ", downVoters) + "): the cluster has no quorum, so no membership change can be"
+                        + " agreed on";
             }
 
             @Override
             public String whatToDo() {
-                return "bring the members that are down back first (with the spec's members unchanged, apply starts stopped"
-                        + " members), then change the membership; if they are lost for good, recover from a backup (restore)";
+                return "bring " + String.join(", ", downVoters) + " back first (with the spec's members unchanged, apply"
+                        + " starts stopped members), then change the membership; if they are lost for good, recover from"
+                        + " a backup (restore)";
             }
         }
 
-        record RemovalWouldLoseQuorum(String member, int healthyVotersAfter, int votersAfter) implements Refusal {
+        record RemovalWouldLoseQuorum(String member, int healthyVotersAfter, int votersAfter, List<String> downVoters)
+                implements Refusal {
+            public RemovalWouldLoseQuorum {
+                downVoters = List.copyOf(downVoters);
+            }
+
             @Override
             public String what() {
                 return "removing " + member + " would leave " + healthyVotersAfter + " healthy of " + votersAfter
-                        + " voting members, fewer than the " + quorum(votersAfter) + " a quorum needs";
+                        + " voting members, fewer than the " + quorum(votersAfter) + " a quorum needs"
+                        + (downVoters.isEmpty() ? "" : " (down: " + String.join(", ", downVoters) + ")");
             }
 
             @Override
             public String whatToDo() {
-                return "repair the members that are down first (apply with them in the spec), then remove " + member;
+                return "repair " + (downVoters.isEmpty() ? "the members that are down" : String.join(", ", downVoters))
+                        + " first (apply with them in the spec), then remove " + member;
             }
         }
 
@@ -176,7 +193,8 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         List<Current> voters = new ArrayList<>(current.stream().filter(m -> !m.learner()).toList());
         long healthyVoters = voters.stream().filter(Current::healthy).count();
         if (healthyVoters < quorum(voters.size())) {
-            refusals.add(new Refusal.NoQuorum((int) healthyVoters, voters.size()));
+            refusals.add(new Refusal.NoQuorum(voters.stream().filter(Current::healthy).map(MembershipPlan::label).toList(),
+                    voters.stream().filter(m -> !m.healthy()).map(MembershipPlan::label).toList()));
             return new MembershipPlan(List.of(), refusals, warnings);
         }
 
@@ -256,11 +274,17 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         after.remove(m);
         long healthyAfter = after.stream().filter(Current::healthy).count();
         if (after.isEmpty() || healthyAfter < quorum(after.size())) {
-            refusals.add(new Refusal.RemovalWouldLoseQuorum(m.name().isEmpty() ? m.id() : m.name(), (int) healthyAfter, after.size()));
+            refusals.add(new Refusal.RemovalWouldLoseQuorum(label(m), (int) healthyAfter, after.size(),
+                    after.stream().filter(x -> !x.healthy()).map(MembershipPlan::label).toList()));
             return;
         }
         changes.add(new Change.Remove(m, why));
         state.remove(m);
+    }
+
+    /** A member as the operator knows it: its name, or its id while it has none (added, never started). */
+    private static String label(Current m) {
+        return m.name().isEmpty() ? m.id() : m.name();
     }
 
     /** Why a learner is removed; each case but the first is followed by its joining afresh. */

@@ -161,7 +161,10 @@ class MembershipPlanTest {
     void withoutQuorumNothingIsPlannedAndTheWayOutIsARestore() {
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), down(2), down(3)), List.of(want(1), want(4), want(5)), "3.5.16");
         assertEquals(List.of(), plan.changes());
-        assertEquals(List.of(new Refusal.NoQuorum(1, 3)), plan.refusals());
+        assertEquals(List.of(new Refusal.NoQuorum(List.of("h1"), List.of("h2", "h3"))), plan.refusals());
+        assertTrue(plan.refusals().get(0).what().contains("only 1 of 3 voting members are healthy (h1; down: h2, h3)"),
+                plan.refusals().get(0).what());
+        assertTrue(plan.refusals().get(0).whatToDo().startsWith("bring h2, h3 back first"), plan.refusals().get(0).whatToDo());
         assertTrue(plan.refusals().get(0).whatToDo().contains("recover from a backup"));
     }
 
@@ -170,7 +173,7 @@ class MembershipPlanTest {
         // h3 is down and stays wanted; removing healthy h2 would leave h1 and a dead h3: 1 of 2.
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), down(3)), List.of(want(1), want(3)), "3.5.30");
         assertEquals(List.of(), plan.changes());
-        assertEquals(List.of(new Refusal.RemovalWouldLoseQuorum("h2", 1, 2)), plan.refusals());
+        assertEquals(List.of(new Refusal.RemovalWouldLoseQuorum("h2", 1, 2, List.of("h3"))), plan.refusals());
     }
 
     @Test
