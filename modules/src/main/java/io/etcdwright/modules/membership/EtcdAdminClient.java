@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -158,7 +159,8 @@ public final class EtcdAdminClient implements AutoCloseable {
             probes.put(key(endpoint), probe(endpoint));
         }
         long readStarted = System.nanoTime();
-        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(this::quorumRead, r -> {
+        BooleanSupplier learnerAmongEndpoints = () -> learnerMayAnswer(probes);
+        CompletableFuture<Optional<Throwable>> quorumRead = CompletableFuture.supplyAsync(() -> quorumRead(learnerAmongEndpoints), r -> {
             // A daemon: should the member list fail, a read still waiting must not hold up the JVM's exit.
             Thread t = new Thread(r, "etcdwright-quorum-read");
             t.setDaemon(true);
@@ -192,7 +194,7 @@ public final class EtcdAdminClient implements AutoCloseable {
             // The connection took most of the read's time to come up (a cold JVM on a busy machine
             // can spend a short timeout on its first TLS handshakes): the read may only have been
             // slow, not refused by a cluster without quorum. Once more, on the open connection.
-            readFailure = quorumRead();
+            readFailure = quorumRead(learnerAmongEndpoints);
         }
         boolean quorum = readFailure.isEmpty();
         return new ClusterStatus(result,
@@ -208,15 +210,16 @@ public final class EtcdAdminClient implements AutoCloseable {
     private MemberListResponse memberList(CompletableFuture<MemberListResponse> first, long deadline,
             Map<String, CompletableFuture<Answer>> probes) {
         Supplier<CompletableFuture<MemberListResponse>> call = () -> client.getClusterClient().listMember();
+        BooleanSupplier learnerAmongEndpoints = () -> learnerMayAnswer(probes);
         try {
-            return attempt(first, call, deadline);
+            return attempt(first, call, deadline, learnerAmongEndpoints);
         } catch (CallFailed failed) {
             if (Failures.code(failed.getCause()) != Status.Code.DEADLINE_EXCEEDED || answered(probes).isEmpty()) {
                 throw memberListFailed(probes, failed.getCause());
             }
         }
         try {
-            return attempt(null, call, System.nanoTime() + timeout.toNanos());
+            return attempt(null, call, System.nanoTime() + timeout.toNanos(), learnerAmongEndpoints);
         } catch (CallFailed failed) {
             throw memberListFailed(probes, failed.getCause());
         }
@@ -258,7 +261,7 @@ public final class EtcdAdminClient implements AutoCloseable {
                         OptionalLong.of(r.getRaftIndex()), OptionalLong.of(r.getRaftTerm()), true,
                         alarms.isEmpty() ? Optional.empty() : Optional.of("reports: " + String.join("; ", alarms)));
             }
-            if (member.isLearner() && Failures.isLearnerRefusal(answer.failure())) {
+            if (Failures.isLearnerRefusal(answer.failure(), member.isLearner())) {
                 // It answered, so it is up; it just will not say more as a learner.
                 return new MemberStatus(member.getName(), id, clientUrls, peerUrls, true, leader, Optional.empty(),
                         OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), true,
@@ -314,15 +317,16 @@ public final class EtcdAdminClient implements AutoCloseable {
      * but cannot serve a read that needs the leader.
      */
     public Optional<String> linearizableReadProblem() {
-        return quorumRead().map(failure -> Failures.describe(failure, timeout));
+        // Asked of voters only (Health skips learners): no learner refusal to wait out.
+        return quorumRead(() -> false).map(failure -> Failures.describe(failure, timeout));
     }
 
     /** A linearizable read; empty if it went through, else why not. */
-    private Optional<Throwable> quorumRead() {
+    private Optional<Throwable> quorumRead(BooleanSupplier learnerAmongEndpoints) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             attempt(null, () -> client.getKVClient().get(QUORUM_KEY, GetOption.builder().withCountOnly(true).build()),
-                    deadline);
+                    deadline, learnerAmongEndpoints);
             return Optional.empty();
         } catch (CallFailed failed) {
             // Like etcdctl: a refused permission still went through consensus.
@@ -339,9 +343,13 @@ public final class EtcdAdminClient implements AutoCloseable {
      * balances round robin over the endpoints whose connections are ready, and right after
      * connecting that may be the learner alone, so tries go on, briefly spaced, until another
      * endpoint is ready to take one. Never past the deadline, never again after a timeout.
+     *
+     * @param learnerAmongEndpoints whether a learner may be among the endpoints, so that an
+     *                              UNAVAILABLE etcd sent may be its refusal (the shared channel
+     *                              does not say which endpoint answered)
      */
-    private <T> T attempt(CompletableFuture<T> first, Supplier<CompletableFuture<T>> call, long deadline)
-            throws CallFailed {
+    private <T> T attempt(CompletableFuture<T> first, Supplier<CompletableFuture<T>> call, long deadline,
+            BooleanSupplier learnerAmongEndpoints) throws CallFailed {
         Throwable last = null;
         for (int i = 0; ; i++) {
             long remaining = deadline - System.nanoTime();
@@ -367,7 +375,7 @@ public final class EtcdAdminClient implements AutoCloseable {
             if (i >= endpoints.size() - 1) {
                 // Past one try per endpoint, only a learner's refusal proves a live member that
                 // another endpoint may answer for; anything else has had its chances.
-                if (!String.valueOf(last.getMessage()).contains("not supported for learner")) {
+                if (!Failures.isLearnerRefusal(last, learnerAmongEndpoints.getAsBoolean())) {
                     break;
                 }
                 pause(Math.min(RETRY_PAUSE_NANOS, deadline - System.nanoTime()));
@@ -388,6 +396,19 @@ public final class EtcdAdminClient implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new EtcdAdminException("interrupted", e);
         }
+    }
+
+    /**
+     * Whether a configured endpoint is, or may yet turn out to be, a learner: one answered its
+     * Status call as a learner, or one has not answered yet. Never waits: a learner's refusal
+     * usually arrives before its Status answer, and a silent endpoint would hold up the retries.
+     */
+    private static boolean learnerMayAnswer(Map<String, CompletableFuture<Answer>> probes) {
+        return probes.values().stream().anyMatch(f -> !f.isDone() || answeredAsLearner(f.join()));
+    }
+
+    private static boolean answeredAsLearner(Answer answer) {
+        return answer.response() != null && answer.response().isLearner();
     }
 
     /** The configured endpoints that answered their Status call (waiting for them, bounded). */
@@ -418,7 +439,9 @@ public final class EtcdAdminClient implements AutoCloseable {
             return new EtcdUnreachableException(failures);
         }
         String why = Failures.describe(cause, timeout);
-        if (Failures.isLearnerRefusal(cause)) {
+        boolean onlyLearnersAnswered = endpoints.stream().map(e -> probes.get(key(e)).join())
+                .filter(a -> a.response() != null).allMatch(EtcdAdminClient::answeredAsLearner);
+        if (Failures.isLearnerRefusal(cause, onlyLearnersAnswered)) {
             return new EtcdAdminException("etcd at " + String.join(", ", answered) + " answers, but only as a learner,"
                     + " and learners do not serve the member list: give the endpoint of a voting member too ("
                     + why + ")", cause);

@@ -1,5 +1,6 @@
 package io.etcdwright.modules.membership;
 
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
@@ -49,9 +50,30 @@ final class Failures {
         return d == null ? "" : d;
     }
 
-    /** Whether etcd refused the call because the member is a learner. */
-    static boolean isLearnerRefusal(Throwable t) {
-        return description(t).contains("not supported for learner");
+    /**
+     * Whether the call reached etcd and etcd answered UNAVAILABLE, as opposed to a connection that
+     * could not be made or was lost (gRPC reports those as UNAVAILABLE too, with the I/O failure
+     * as the cause).
+     */
+    static boolean refusedAsUnavailable(Throwable t) {
+        if (code(t) != Status.Code.UNAVAILABLE) {
+            return false;
+        }
+        for (Throwable c = unwrap(t); c != null; c = c.getCause()) {
+            if (c instanceof IOException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether a learner refused the call: etcd answers UNAVAILABLE to every call a learner does
+     * not serve. Decided by facts with types, never by etcd's wording: the code, and whether the
+     * member that answered is a learner (as the member list or its own Status answer says).
+     */
+    static boolean isLearnerRefusal(Throwable t, boolean answeredByLearner) {
+        return answeredByLearner && refusedAsUnavailable(t);
     }
 
     /** One line: "connection refused", "no answer within 2 s", "TLS handshake refused: ...". */

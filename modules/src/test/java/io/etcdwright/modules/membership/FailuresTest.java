@@ -1,0 +1,53 @@
+package io.etcdwright.modules.membership;
+
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdExceptionFactory;
+import io.grpc.Status;
+import org.junit.jupiter.api.Test;
+
+import java.net.ConnectException;
+import java.util.concurrent.ExecutionException;
+
+import javax.net.ssl.SSLHandshakeException;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A learner's refusal is known by types: the code, who answered, and that etcd answered at all. */
+class FailuresTest {
+    /** What etcd sends a learner's caller; the words are etcd's, and nothing reads them. */
+    static Throwable sentByEtcd(String words) {
+        return Status.UNAVAILABLE.withDescription(words).asRuntimeException();
+    }
+
+    @Test
+    void unavailableSentByALearnerIsItsRefusalWhateverItsWording() {
+        assertTrue(Failures.isLearnerRefusal(sentByEtcd("etcdserver: rpc not supported for learner"), true));
+        assertTrue(Failures.isLearnerRefusal(sentByEtcd("etcdserver: worded some other way"), true));
+        Throwable throughJetcd = new ExecutionException(EtcdExceptionFactory.newEtcdException(ErrorCode.UNAVAILABLE,
+                "etcdserver: rpc not supported for learner", sentByEtcd("etcdserver: rpc not supported for learner")));
+        assertTrue(Failures.isLearnerRefusal(throughJetcd, true));
+    }
+
+    @Test
+    void theSameRefusalFromAVoterIsNotALearnersRefusal() {
+        assertFalse(Failures.isLearnerRefusal(sentByEtcd("etcdserver: rpc not supported for learner"), false));
+    }
+
+    @Test
+    void aConnectionThatFailedIsNoRefusalEvenToALearner() {
+        // A learner that is down: gRPC says UNAVAILABLE too, but etcd said nothing.
+        Throwable refused = Status.UNAVAILABLE.withDescription("io exception")
+                .withCause(new ConnectException("Connection refused")).asRuntimeException();
+        assertFalse(Failures.refusedAsUnavailable(refused));
+        assertFalse(Failures.isLearnerRefusal(refused, true));
+        Throwable tls = Status.UNAVAILABLE.withCause(new SSLHandshakeException("bad_certificate")).asRuntimeException();
+        assertFalse(Failures.isLearnerRefusal(tls, true));
+    }
+
+    @Test
+    void otherCodesAreNoLearnerRefusal() {
+        assertFalse(Failures.isLearnerRefusal(Status.FAILED_PRECONDITION.asRuntimeException(), true));
+        assertFalse(Failures.isLearnerRefusal(Status.DEADLINE_EXCEEDED.asRuntimeException(), true));
+    }
+}
