@@ -208,15 +208,9 @@ final class MembershipSteps {
      * quorum, whatever happened since the plan was made.
      */
     private static Outcome remove(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name, String id) {
-        ClusterStatus status = status(access, clientUrlOf);
-        List<MemberStatus> votersAfter = status.members().stream().filter(m -> !m.learner() && !m.id().equals(id)).toList();
-        long healthyAfter = votersAfter.stream().filter(MemberStatus::healthy).count();
-        boolean isVoter = status.members().stream().anyMatch(m -> m.id().equals(id) && !m.learner());
-        if (isVoter && healthyAfter < votersAfter.size() / 2 + 1) {
-            throw new EtcdAdminException("not removing " + name + ": " + healthyAfter + " healthy of " + votersAfter.size()
-                    + " voting members would remain, fewer than a quorum (members went down since the plan was made);"
-                    + " bring them back, then apply again");
-        }
+        removalRefusal(name, id, status(access, clientUrlOf)).ifPresent(why -> {
+            throw new EtcdAdminException(why);
+        });
         try (MembershipChanges etcd = connect(access, clientUrlOf)) {
             Removal outcome = etcd.remove(id, RECONFIGURE_WITHIN);
             if (outcome instanceof Removal.AlreadyGone) {
@@ -226,6 +220,28 @@ final class MembershipSteps {
         ctx.note(name + " removed; etcd on its host stops by itself (remove the host's etcd with 'etcdwright destroy'"
                 + " and an inventory that lists it, when you want it gone)");
         return Outcome.CHANGED;
+    }
+
+    /**
+     * Why voter {@code id} must not be removed now, naming the voters that would remain (healthy
+     * and down); empty when enough healthy voters stay, or it is a learner (outside quorum).
+     */
+    static Optional<String> removalRefusal(String name, String id, ClusterStatus status) {
+        boolean isVoter = status.members().stream().anyMatch(m -> m.id().equals(id) && !m.learner());
+        List<MemberStatus> votersAfter = status.members().stream().filter(m -> !m.learner() && !m.id().equals(id)).toList();
+        List<String> healthy = votersAfter.stream().filter(MemberStatus::healthy).map(MembershipSteps::label).toList();
+        List<String> down = votersAfter.stream().filter(m -> !m.healthy()).map(MembershipSteps::label).toList();
+        if (!isVoter || healthy.size() >= votersAfter.size() / 2 + 1) {
+            return Optional.empty();
+        }
+        return Optional.of("not removing " + name + ": " + healthy.size() + " healthy of " + votersAfter.size()
+                + " voting members would remain (healthy: " + (healthy.isEmpty() ? "none" : String.join(", ", healthy))
+                + "; down: " + String.join(", ", down) + "), fewer than a quorum: members went down since the plan was"
+                + " made. Bring " + String.join(", ", down) + " back, then apply again");
+    }
+
+    private static String label(MemberStatus m) {
+        return m.name().isEmpty() ? m.id() : m.name();
     }
 
     private static ClusterStatus status(Health.Access access, Map<String, String> clientUrlOf) {

@@ -54,11 +54,6 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         public boolean started() {
             return !name.isEmpty();
         }
-
-        /** The name if it has one, else the id (a member added but never started). */
-        String label() {
-            return started() ? name : id;
-        }
     }
 
     /** A member the spec wants: its name and peer URL. */
@@ -141,37 +136,53 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
             }
         }
 
-        record RemovalWouldLoseQuorum(String member, int healthyVotersAfter, int votersAfter, List<String> downVoters)
-                implements Refusal {
+        /** Names the voters that would remain, healthy and down, so the operator knows which to repair. */
+        record RemovalWouldLoseQuorum(String member, List<String> healthyAfter, List<String> downAfter) implements Refusal {
             public RemovalWouldLoseQuorum {
-                downVoters = List.copyOf(downVoters);
+                healthyAfter = List.copyOf(healthyAfter);
+                downAfter = List.copyOf(downAfter);
             }
 
             @Override
             public String what() {
-                return "removing " + member + " would leave " + healthyVotersAfter + " healthy of " + votersAfter
-                        + " voting members, fewer than the " + quorum(votersAfter) + " a quorum needs"
-                        + (downVoters.isEmpty() ? "" : " (down: " + String.join(", ", downVoters) + ")");
+                int votersAfter = healthyAfter.size() + downAfter.size();
+                return "removing " + member + " would leave " + healthyAfter.size() + " healthy of " + votersAfter
+                        + " voting members (healthy: " + namesOrNone(healthyAfter) + "; down: " + namesOrNone(downAfter)
+                        + "), fewer than the " + quorum(votersAfter) + " a quorum needs";
             }
 
             @Override
             public String whatToDo() {
-                return "repair " + (downVoters.isEmpty() ? "the members that are down" : String.join(", ", downVoters))
+                return "repair " + (downAfter.isEmpty() ? "the members that are down" : String.join(", ", downAfter))
                         + " first (apply with them in the spec), then remove " + member;
             }
         }
 
-        record AddBlockedByDownMember(String down, String version) implements Refusal {
+        /** Names every voter that is down and stays, and the members whose add it blocks. */
+        record AddBlockedByDownMember(List<String> down, List<String> joining, String version) implements Refusal {
+            public AddBlockedByDownMember {
+                down = List.copyOf(down);
+                joining = List.copyOf(joining);
+            }
+
             @Override
             public String what() {
-                return "member " + down + " is down and stays in the spec; etcd " + version + " refuses to add members"
-                        + " while any voting member is down (fixed in 3.5.30)";
+                return "voting member" + (down.size() == 1 ? " " : "s ") + String.join(", ", down)
+                        + (down.size() == 1 ? " is" : " are") + " down and stay" + (down.size() == 1 ? "s" : "")
+                        + " in the spec; etcd " + version + " refuses to add members (here " + String.join(", ", joining)
+                        + ") while any voting member is down (fixed in 3.5.30)";
             }
 
             @Override
             public String whatToDo() {
-                return "bring " + down + " back first, or take it out of the spec so that it is removed before the add";
+                return "bring " + String.join(", ", down) + " back first, or take " + (down.size() == 1 ? "it" : "them")
+                        + " out of the spec so that " + (down.size() == 1 ? "it is" : "they are") + " removed before "
+                        + String.join(", ", joining) + (joining.size() == 1 ? " is" : " are") + " added";
             }
+        }
+
+        private static String namesOrNone(List<String> names) {
+            return names.isEmpty() ? "none" : String.join(", ", names);
         }
     }
 
@@ -228,9 +239,9 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
             removeSafely(m, why, state, changes, refusals);
         }
         // 2. A down member that stays blocks adds before 3.5.30.
-        Optional<Current> downStaying = state.stream().filter(m -> !m.healthy() && !leaving.contains(m)).findFirst();
-        if (!joining.isEmpty() && downStaying.isPresent() && blocksAddsWhileDown(etcdVersion)) {
-            refusals.add(new Refusal.AddBlockedByDownMember(downStaying.get().name(), etcdVersion));
+        List<String> downStaying = state.stream().filter(m -> !m.healthy() && !leaving.contains(m)).map(MembershipPlan::label).toList();
+        if (!joining.isEmpty() && !downStaying.isEmpty() && blocksAddsWhileDown(etcdVersion)) {
+            refusals.add(new Refusal.AddBlockedByDownMember(downStaying, joining.stream().map(Desired::name).toList(), etcdVersion));
         }
         // 3. Joiners one at a time; a joiner reusing a leaving member's peer URL waits for its removal.
         List<Current> healthyLeaving = new ArrayList<>(leaving.stream().filter(m -> !m.learner() && m.healthy())
@@ -274,7 +285,7 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         after.remove(m);
         long healthyAfter = after.stream().filter(Current::healthy).count();
         if (after.isEmpty() || healthyAfter < quorum(after.size())) {
-            refusals.add(new Refusal.RemovalWouldLoseQuorum(label(m), (int) healthyAfter, after.size(),
+            refusals.add(new Refusal.RemovalWouldLoseQuorum(label(m), after.stream().filter(Current::healthy).map(MembershipPlan::label).toList(),
                     after.stream().filter(x -> !x.healthy()).map(MembershipPlan::label).toList()));
             return;
         }

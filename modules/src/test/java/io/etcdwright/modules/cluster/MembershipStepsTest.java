@@ -1,7 +1,9 @@
 package io.etcdwright.modules.cluster;
 
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.membership.MembershipPlan;
 import io.etcdwright.modules.membership.MembershipPlan.Current;
 import io.etcdwright.modules.membership.MembershipPlan.Desired;
@@ -12,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,6 +35,25 @@ class MembershipStepsTest {
 
     static List<String> ids(List<Step> steps) {
         return steps.stream().map(Step::id).toList();
+    }
+
+    static MemberStatus member(String name, String id, boolean learner, boolean healthy) {
+        return new MemberStatus(name, id, List.of("https://" + name + ":2379"), List.of("https://" + name + ":2380"), learner,
+                false, Optional.empty(), OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), healthy, Optional.empty());
+    }
+
+    @Test
+    void aRemovalRefusedWhenItRunsNamesTheVotersThatWouldRemain() {
+        // Planned while all were healthy; by the time the step runs h3 and h4 are down.
+        ClusterStatus now = new ClusterStatus(List.of(member("h1", "a1", false, true), member("h2", "a2", false, true),
+                member("h3", "a3", false, false), member("h4", "a4", false, false), member("h5", "a5", true, true)), Optional.of("c1"), true);
+        assertEquals(Optional.of("not removing h2: 1 healthy of 3 voting members would remain (healthy: h1; down: h3, h4),"
+                + " fewer than a quorum: members went down since the plan was made. Bring h3, h4 back, then apply again"),
+                MembershipSteps.removalRefusal("h2", "a2", now));
+        assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h5", "a5", now), "a learner holds no vote");
+        ClusterStatus healthy = new ClusterStatus(List.of(member("h1", "a1", false, true), member("h2", "a2", false, true),
+                member("h3", "a3", false, true)), Optional.of("c1"), true);
+        assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h3", "a3", healthy));
     }
 
     @Test

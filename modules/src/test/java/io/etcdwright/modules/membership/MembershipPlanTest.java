@@ -173,16 +173,54 @@ class MembershipPlanTest {
         // h3 is down and stays wanted; removing healthy h2 would leave h1 and a dead h3: 1 of 2.
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), down(3)), List.of(want(1), want(3)), "3.5.30");
         assertEquals(List.of(), plan.changes());
-        assertEquals(List.of(new Refusal.RemovalWouldLoseQuorum("h2", 1, 2, List.of("h3"))), plan.refusals());
+        assertEquals(List.of(new Refusal.RemovalWouldLoseQuorum("h2", List.of("h1"), List.of("h3"))), plan.refusals());
+        Refusal r = plan.refusals().get(0);
+        assertTrue(r.what().equals("removing h2 would leave 1 healthy of 2 voting members (healthy: h1; down: h3),"
+                + " fewer than the 2 a quorum needs"), r.what());
+        assertTrue(r.whatToDo().startsWith("repair h3 first"), r.whatToDo());
+    }
+
+    @Test
+    void aRemovalRefusalNamesEveryVoterLeftAndAMemberWithoutANameByItsId() {
+        // Five voters, two down and staying; removing two healthy ones would leave h1 with h4, h5 down.
+        MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), voter(2), voter(3), down(4), down(5)),
+                List.of(want(1), want(4), want(5)), "3.5.30");
+        Refusal.RemovalWouldLoseQuorum r = (Refusal.RemovalWouldLoseQuorum) plan.refusals().get(0);
+        assertEquals(List.of("h1", "h3"), r.healthyAfter());
+        assertEquals(List.of("h4", "h5"), r.downAfter());
+        assertTrue(r.what().contains("(healthy: h1, h3; down: h4, h5)"), r.what());
     }
 
     @Test
     void beforeEtcd3530ADownMemberThatStaysBlocksAddsAndSaysSo() {
         List<Current> now = List.of(leader(1), voter(2), down(3));
         List<Desired> wanted = List.of(want(1), want(2), want(3), want(4), want(5));
-        assertEquals(List.of(new Refusal.AddBlockedByDownMember("h3", "3.5.16")), MembershipPlan.plan(now, wanted, "3.5.16").refusals());
-        assertEquals(List.of(new Refusal.AddBlockedByDownMember("h3", "3.4.23")), MembershipPlan.plan(now, wanted, "3.4.23").refusals());
+        List<Refusal> refused = MembershipPlan.plan(now, wanted, "3.5.16").refusals();
+        assertEquals(List.of(new Refusal.AddBlockedByDownMember(List.of("h3"), List.of("h4", "h5"), "3.5.16")), refused);
+        assertEquals("voting member h3 is down and stays in the spec; etcd 3.5.16 refuses to add members (here h4, h5)"
+                + " while any voting member is down (fixed in 3.5.30)", refused.get(0).what());
+        assertEquals("bring h3 back first, or take it out of the spec so that it is removed before h4, h5 are added",
+                refused.get(0).whatToDo());
+        assertEquals(List.of(new Refusal.AddBlockedByDownMember(List.of("h3"), List.of("h4", "h5"), "3.4.23")),
+                MembershipPlan.plan(now, wanted, "3.4.23").refusals());
         assertEquals(List.of(), MembershipPlan.plan(now, wanted, "3.5.30").refusals());
+    }
+
+    @Test
+    void everyDownVoterThatStaysIsNamedAsBlockingTheAdd() {
+        List<Current> now = List.of(leader(1), voter(2), voter(3), down(4), down(5));
+        Refusal r = MembershipPlan.plan(now, List.of(want(1), want(2), want(3), want(4), want(5), want(6)), "3.4.23")
+                .refusals().get(0);
+        assertEquals(new Refusal.AddBlockedByDownMember(List.of("h4", "h5"), List.of("h6"), "3.4.23"), r);
+        assertTrue(r.what().startsWith("voting members h4, h5 are down and stay in the spec"), r.what());
+        assertTrue(r.whatToDo().startsWith("bring h4, h5 back first, or take them out"), r.whatToDo());
+    }
+
+    @Test
+    void aNoQuorumRefusalNamesAMemberWithoutANameByItsId() {
+        Current unnamedDown = new Current("id3", "", url(3), false, false, false);
+        Refusal r = MembershipPlan.plan(List.of(leader(1), down(2), unnamedDown), List.of(want(1)), "3.5.16").refusals().get(0);
+        assertEquals(new Refusal.NoQuorum(List.of("h1"), List.of("h2", "id3")), r);
     }
 
     @Test
