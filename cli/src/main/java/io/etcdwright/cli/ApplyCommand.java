@@ -78,7 +78,7 @@ final class ApplyCommand implements Callable<Integer> {
                 return Main.ERROR;
             }
             out.println();
-            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(plan);
+            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out)).run(plan);
             ProgressPrinter.recap(recap, out);
             if (!recap.succeeded()) {
                 spec.commandLine().getErr().println("Apply did not finish: see the failed steps above. "

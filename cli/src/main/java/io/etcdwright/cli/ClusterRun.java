@@ -25,7 +25,14 @@ final class ClusterRun implements AutoCloseable {
     final DesiredState desired;
     final EtcdLayout layout;
     final EtcdProbes probes;
+    /** The members' hosts: where facts are gathered. */
     final Map<String, SshTarget> targets;
+    /**
+     * Every inventory host: where steps may run. A removed member's host is no member any more,
+     * but its etcd is stopped and disabled there after the removal. Connected only when a step
+     * runs there, so hosts no step names are never contacted.
+     */
+    final Map<String, SshTarget> stepTargets;
     final SshConnections connections;
     final int forks;
 
@@ -34,6 +41,7 @@ final class ClusterRun implements AutoCloseable {
         this.layout = Layouts.of(desired);
         this.probes = EtcdProbes.of(layout);
         this.targets = Hosts.targets(desired.members().stream().map(Member::host).toList());
+        this.stepTargets = Hosts.targets(List.copyOf(desired.inventory().hosts().values()));
         this.forks = options.forks;
         this.connections = Hosts.connect(desired.inventory(), options);
     }

@@ -296,7 +296,16 @@ public final class ClusterPlanner {
                 joining.put(j, new MembershipSteps.Joiner(host, Optional.ofNullable(lastPrepStep.get(host)),
                         oldData(in, m, in.facts().get(host))));
             }
-            List<Step> changes = MembershipSteps.steps(membership.get(), before, joining, access, clientUrlOf, HEALTH_TIMEOUT);
+            Map<String, RemovedHost> removed = new LinkedHashMap<>();
+            membership.get().changes().forEach(c -> {
+                if (c instanceof MembershipPlan.Change.Remove r) {
+                    String name = r.member().name().isEmpty() ? r.member().id() : r.member().name();
+                    removed.put(name, RemovedHost.of(r.member(), in.desired().inventory().hosts().values(), members,
+                            layout.dataDir()));
+                }
+            });
+            List<Step> changes = MembershipSteps.steps(membership.get(), before, joining, removed, access, clientUrlOf,
+                    HEALTH_TIMEOUT);
             steps.addAll(changes);
             Step settled = Step.cluster("membership", "healthy-after-membership").kind(ChangeKind.ACTION)
                     .summary("wait for all " + members.size() + " members healthy").reason("after the membership changes")

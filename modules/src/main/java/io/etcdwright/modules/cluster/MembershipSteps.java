@@ -4,6 +4,8 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.plan.StepContext;
+import io.etcdwright.engine.ssh.SshException;
+import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.EtcdAdminException;
@@ -59,10 +61,12 @@ final class MembershipSteps {
     /**
      * @param after       what the first change waits for (prepared hosts, issued certificates)
      * @param joiners     per joining member (by name), its host
+     * @param removed     per removed member (by name, or id while it has none), where its etcd runs
      * @param clientUrlOf the client URL of every member by name, leaving ones included
      */
     static List<Step> steps(MembershipPlan plan, List<String> after, Map<String, Joiner> joiners,
-                            Health.Access access, Map<String, String> clientUrlOf, Duration healthTimeout) {
+                            Map<String, RemovedHost> removed, Health.Access access, Map<String, String> clientUrlOf,
+                            Duration healthTimeout) {
         List<Step> steps = new ArrayList<>();
         Set<String> leaving = new LinkedHashSet<>();
         plan.changes().forEach(c -> {
@@ -124,9 +128,18 @@ final class MembershipSteps {
             } else if (change instanceof Change.Remove remove) {
                 String name = remove.member().name().isEmpty() ? remove.member().id() : remove.member().name();
                 String id = remove.member().id();
+                RemovedHost where = removed.getOrDefault(name, new RemovedHost.NotInInventory(""));
                 step = Step.cluster("membership", n + "-remove-" + name).kind(ChangeKind.DELETE)
                         .summary("remove member " + name).reason(remove.why())
-                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id));
+                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where));
+                if (where instanceof RemovedHost.LeftSpec left) {
+                    // Beside the changes that follow, not before them: they need nothing from this host.
+                    steps.add(step);
+                    previous = List.of(step.id());
+                    step = stopRemoved(name, left, step.id());
+                    steps.add(step);
+                    continue;
+                }
             } else {
                 throw new IllegalStateException("unknown change " + change);
             }
@@ -134,6 +147,33 @@ final class MembershipSteps {
             previous = List.of(step.id());
         }
         return steps;
+    }
+
+    /**
+     * The removed member's etcd has exited by itself (or is about to); its unit would start it
+     * again, on failure and at boot, against data that etcd refuses. Stopped and disabled, data kept.
+     */
+    private static Step stopRemoved(String name, RemovedHost.LeftSpec left, String removal) {
+        String host = left.host();
+        return Step.on(host, "service", "stop-removed").kind(ChangeKind.ACTION)
+                .summary("stop and disable etcd (its data in " + left.dataDir() + " stays)")
+                .reason(name + " was removed from the cluster and " + host + " is no member of the spec")
+                .after(List.of(removal))
+                .does(ctx -> {
+                    try {
+                        Outcome outcome = ServiceSteps.stopAndDisable(ctx.session());
+                        ctx.note(outcome == Outcome.OK ? "etcd was stopped and disabled already"
+                                : "etcd stopped and disabled; delete its data with 'etcdwright destroy --wipe-data' and an"
+                                + " inventory listing " + host + ", when it is no longer wanted");
+                        return outcome;
+                    } catch (SshException e) {
+                        // A host that is gone (the reason it was replaced) must not fail the apply.
+                        ctx.note(host + " cannot be reached (" + e.getMessage() + "): etcd there was NOT stopped or"
+                                + " disabled. If the host comes back, run 'systemctl disable --now " + EtcdLayout.UNIT
+                                + "' there, or its etcd keeps restarting against the removed member's data");
+                        return Outcome.OK;
+                    }
+                });
     }
 
     private static Outcome promote(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name,
@@ -207,7 +247,8 @@ final class MembershipSteps {
      * Checked again now: removing the member must leave enough healthy voters for the smaller
      * quorum, whatever happened since the plan was made.
      */
-    private static Outcome remove(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name, String id) {
+    private static Outcome remove(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name, String id,
+                                  RemovedHost where) {
         removalRefusal(name, id, status(access, clientUrlOf)).ifPresent(why -> {
             throw new EtcdAdminException(why);
         });
@@ -217,9 +258,23 @@ final class MembershipSteps {
                 return Outcome.OK;
             }
         }
-        ctx.note(name + " removed; etcd on its host stops by itself (remove the host's etcd with 'etcdwright destroy'"
-                + " and an inventory that lists it, when you want it gone)");
+        ctx.note(name + " removed; " + afterRemoval(where));
         return Outcome.CHANGED;
+    }
+
+    /** What becomes of the removed member's etcd, for the removal's note. */
+    static String afterRemoval(RemovedHost where) {
+        if (where instanceof RemovedHost.LeftSpec left) {
+            return "etcd on " + left.host() + " exits by itself and is stopped and disabled next";
+        }
+        if (where instanceof RemovedHost.StaysInSpec stays) {
+            return "etcd on " + stays.where() + " exits by itself; the host stays in the spec and joins again";
+        }
+        String at = ((RemovedHost.NotInInventory) where).address();
+        return "no host of the inventory has its name or address" + (at.isEmpty() ? "" : " (" + at + ")")
+                + ", so etcd there was not stopped: it exits by itself, but systemd restarts it every few seconds against"
+                + " the removed member's data. If that host runs, run 'systemctl disable --now " + EtcdLayout.UNIT
+                + "' there (its data stays)";
     }
 
     /**

@@ -64,6 +64,16 @@ public final class ServiceSteps {
     }
 
     /**
+     * Stops etcd and keeps it from starting again (at boot, or by Restart=on-failure): for a host
+     * whose member was removed, whose etcd would otherwise be restarted against its old data for
+     * as long as the host runs. The data stays. OK when it was stopped and disabled already.
+     */
+    public static Outcome stopAndDisable(HostSession session) {
+        CommandResult result = session.run(STOP_AND_DISABLE, Duration.ofMinutes(2)).orThrow(session.target().name());
+        return result.stdout().isBlank() ? Outcome.OK : Outcome.CHANGED;
+    }
+
+    /**
      * Restarts one member of a running cluster, but only while every other member is healthy:
      * restarting a member while another is down can leave the cluster below quorum.
      */
@@ -94,6 +104,17 @@ public final class ServiceSteps {
     private static final String STOP_CODE = "case $(systemctl is-active \"$1\") in inactive|failed) echo '" + NOT_RUNNING
             + "'; exit 0 ;; esac\n" + "systemctl stop \"$1\"";
     static final RemoteCommand STOP = RemoteCommand.script(STOP_CODE, EtcdLayout.UNIT);
+    /** Prints what it did ("stopped", "disabled"), nothing when there was nothing to do. */
+    private static final String STOP_AND_DISABLE_CODE = """
+            case $(systemctl is-active "$1") in
+              inactive|failed) ;;
+              *) systemctl stop "$1" || exit; echo stopped ;;
+            esac
+            case $(systemctl is-enabled "$1" 2>/dev/null) in
+              enabled|enabled-runtime) out=$(systemctl disable "$1" 2>&1) || { echo "$out" >&2; exit 1; }; echo disabled ;;
+            esac
+            """;
+    static final RemoteCommand STOP_AND_DISABLE = RemoteCommand.script(STOP_AND_DISABLE_CODE, EtcdLayout.UNIT);
     static final RemoteCommand JOURNAL_TAIL = RemoteCommand.exec("journalctl", "-u", EtcdLayout.UNIT, "-n", "15", "--no-pager",
             "-o", "cat");
 }

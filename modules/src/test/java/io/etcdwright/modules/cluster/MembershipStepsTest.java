@@ -28,9 +28,14 @@ class MembershipStepsTest {
     }
 
     static List<Step> steps(List<Current> now, List<Desired> wanted, Map<String, MembershipSteps.Joiner> joiners) {
+        return steps(now, wanted, joiners, Map.of());
+    }
+
+    static List<Step> steps(List<Current> now, List<Desired> wanted, Map<String, MembershipSteps.Joiner> joiners,
+                            Map<String, RemovedHost> removed) {
         MembershipPlan plan = MembershipPlan.plan(now, wanted, "3.5.16");
         assertEquals(List.of(), plan.refusals());
-        return MembershipSteps.steps(plan, List.of("ca"), joiners, ACCESS, Map.of(), Duration.ofMinutes(1));
+        return MembershipSteps.steps(plan, List.of("ca"), joiners, removed, ACCESS, Map.of(), Duration.ofMinutes(1));
     }
 
     static List<String> ids(List<Step> steps) {
@@ -54,6 +59,46 @@ class MembershipStepsTest {
         ClusterStatus healthy = new ClusterStatus(List.of(member("h1", "a1", false, true), member("h2", "a2", false, true),
                 member("h3", "a3", false, true)), Optional.of("c1"), true);
         assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h3", "a3", healthy));
+    }
+
+    @Test
+    void aRemovedMembersHostThatLeftTheSpecHasEtcdStoppedAndDisabledAfterTheRemovalBesideTheRest() {
+        // 5 -> 3: h4 and h5 leave; h4's host node-4 is still in the inventory, h5's is gone.
+        List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, true), new Current("a2", "h2", url(2), false, true, false),
+                new Current("a3", "h3", url(3), false, true, false), new Current("a4", "h4", url(4), false, true, false),
+                new Current("a5", "h5", url(5), false, true, false));
+        Map<String, RemovedHost> removed = Map.of("h4", new RemovedHost.LeftSpec("node-4", "/var/lib/etcd"),
+                "h5", new RemovedHost.NotInInventory("10.0.0.5"));
+        List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2)), new Desired("h3", url(3))),
+                Map.of(), removed);
+        assertEquals(List.of("cluster/1-remove-h4", "node-4/stop-removed", "cluster/2-remove-h5"), ids(steps));
+        Step stop = steps.get(1);
+        assertEquals(Optional.of("node-4"), stop.host());
+        assertEquals(List.of("cluster/1-remove-h4"), stop.after());
+        assertEquals("stop and disable etcd (its data in /var/lib/etcd stays)", stop.summary());
+        assertEquals(List.of("cluster/1-remove-h4"), steps.get(2).after(), "the next removal does not wait for the host");
+    }
+
+    @Test
+    void theRemovalSaysWhatBecomesOfTheRemovedMembersEtcd() {
+        assertTrue(MembershipSteps.afterRemoval(new RemovedHost.LeftSpec("node-4", "/var/lib/etcd"))
+                .contains("stopped and disabled next"));
+        assertTrue(MembershipSteps.afterRemoval(new RemovedHost.StaysInSpec("node-2")).contains("joins again"));
+        String gone = MembershipSteps.afterRemoval(new RemovedHost.NotInInventory("10.0.0.5"));
+        assertTrue(gone.contains("no host of the inventory has its name or address (10.0.0.5)"), gone);
+        assertTrue(gone.contains("systemctl disable --now etcd.service"), gone);
+    }
+
+    @Test
+    void aRemovedMemberWhoseHostRejoinsGetsNoStopStep() {
+        // h2's data was lost: it is removed and joins afresh on the same host, whose unit must stay enabled.
+        List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, true),
+                new Current("a2", "h2", url(2), false, false, false, true), new Current("a3", "h3", url(3), false, true, false));
+        Map<String, RemovedHost> removed = Map.of("h2", new RemovedHost.StaysInSpec("node-2"));
+        Map<String, MembershipSteps.Joiner> joiners = Map.of("h2", new MembershipSteps.Joiner("node-2", Optional.empty(), Optional.empty()));
+        List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2)), new Desired("h3", url(3))),
+                joiners, removed);
+        assertTrue(steps.stream().noneMatch(s -> s.id().endsWith("/stop-removed")), ids(steps).toString());
     }
 
     @Test

@@ -22,6 +22,35 @@ class ServiceCommandsTest {
         assertEquals("systemctl restart etcd.service", ServiceSteps.RESTART.wire(false));
         host.assertArrivesLiterally(ServiceSteps.START_AND_WAIT, List.of(EtcdLayout.UNIT));
         host.assertArrivesLiterally(ServiceSteps.STOP, List.of(EtcdLayout.UNIT));
+        host.assertArrivesLiterally(ServiceSteps.STOP_AND_DISABLE, List.of(EtcdLayout.UNIT));
+    }
+
+    @Test
+    void aRemovedMembersEtcdIsStoppedAndDisabledOnceAndThenLeftAlone(@TempDir Path dir) throws Exception {
+        for (String state : List.of("active", "activating")) {
+            FakeSystemctl unit = new FakeSystemctl(dir.resolve(state), state, "enabled");
+            LocalHost.Run run = unit.host.run(ServiceSteps.STOP_AND_DISABLE, new byte[0], false);
+            assertEquals(0, run.exitCode(), run.stderr());
+            assertEquals("stopped\ndisabled", run.stdout().strip());
+            assertEquals(List.of("stop etcd.service", "disable etcd.service"), unit.changes());
+            assertEquals("inactive", unit.active());
+            assertEquals("disabled", unit.enabled());
+
+            LocalHost.Run again = unit.host.run(ServiceSteps.STOP_AND_DISABLE, new byte[0], false);
+            assertEquals(0, again.exitCode(), again.stderr());
+            assertEquals("", again.stdout().strip(), "nothing to do the second time: the step reports OK");
+            assertEquals(2, unit.changes().size());
+        }
+    }
+
+    @Test
+    void aStoppedButEnabledUnitIsOnlyDisabledAndAStoppedDisabledOneIsLeftAlone(@TempDir Path dir) throws Exception {
+        FakeSystemctl failed = new FakeSystemctl(dir.resolve("failed"), "failed", "enabled");
+        assertEquals("disabled", failed.host.run(ServiceSteps.STOP_AND_DISABLE, new byte[0], false).stdout().strip());
+        assertEquals(List.of("disable etcd.service"), failed.changes());
+        FakeSystemctl done = new FakeSystemctl(dir.resolve("done"), "inactive", "disabled");
+        assertEquals("", done.host.run(ServiceSteps.STOP_AND_DISABLE, new byte[0], false).stdout().strip());
+        assertEquals(List.of(), done.changes());
     }
 
     @Test
