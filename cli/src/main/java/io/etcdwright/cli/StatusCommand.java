@@ -6,6 +6,7 @@ import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.ClusterPlanner;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.LearnerProgress;
 import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
@@ -40,7 +41,6 @@ final class StatusCommand implements Callable<Integer> {
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
-    @SuppressWarnings("unchecked")
     public Integer call() {
         ConnectionOptions.positive("--timeout", timeoutSeconds);
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
@@ -62,23 +62,9 @@ final class StatusCommand implements Callable<Integer> {
         sorted.sort(java.util.Comparator.comparingInt((MemberStatus m) -> order.indexOf(m.name()) < 0
                 ? Integer.MAX_VALUE : order.indexOf(m.name())));
         for (MemberStatus m : sorted) {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("name", m.name());
-            row.put("id", m.id());
-            row.put("client_urls", m.clientUrls());
-            row.put("peer_urls", m.peerUrls());
-            row.put("leader", m.leader());
-            row.put("learner", m.learner());
-            row.put("healthy", m.healthy());
-            row.put("version", m.version().orElse(null));
-            row.put("db_size_bytes", m.dbSizeBytes().isPresent() ? m.dbSizeBytes().getAsLong() : null);
-            row.put("raft_index", m.raftIndex().isPresent() ? m.raftIndex().getAsLong() : null);
-            row.put("raft_term", m.raftTerm().isPresent() ? m.raftTerm().getAsLong() : null);
             OptionalLong days = m.clientUrls().stream().map(u -> expiry.getOrDefault(u, OptionalLong.empty()))
                     .filter(OptionalLong::isPresent).findFirst().orElse(OptionalLong.empty());
-            row.put("cert_days_left", days.isPresent() ? days.getAsLong() : null);
-            row.put("error", m.error().orElse(null));
-            rows.add(row);
+            rows.add(row(m, status, days));
         }
         boolean allHealthy = status.members().stream().allMatch(MemberStatus::healthy)
                 && status.members().size() == desired.members().size();
@@ -93,22 +79,65 @@ final class StatusCommand implements Callable<Integer> {
         } else {
             out.printf("cluster %s (id %s): %s%n", desired.spec().name(), status.clusterId().orElse("?"),
                     allHealthy ? "healthy" : "DEGRADED");
-            out.printf("%-10s %-16s %-8s %-8s %-9s %-10s %-14s %-9s %s%n", "NAME", "ID", "ROLE", "HEALTH", "VERSION",
-                    "DB", "RAFT TERM/IDX", "CERT", "CLIENT URL");
-            for (Map<String, Object> r : rows) {
-                String role = Boolean.TRUE.equals(r.get("leader")) ? "leader" : Boolean.TRUE.equals(r.get("learner")) ? "learner" : "follower";
-                out.printf("%-10s %-16s %-8s %-8s %-9s %-10s %-14s %-9s %s%n", r.get("name"), r.get("id"), role,
-                        Boolean.TRUE.equals(r.get("healthy")) ? "healthy" : "DOWN", orDash(r.get("version")),
-                        r.get("db_size_bytes") == null ? "-" : io.etcdwright.modules.cluster.FactsView.bytes((Long) r.get("db_size_bytes")),
-                        r.get("raft_term") == null ? "-" : r.get("raft_term") + "/" + r.get("raft_index"),
-                        r.get("cert_days_left") == null ? "-" : r.get("cert_days_left") + " d",
-                        String.join(",", (List<String>) r.get("client_urls")));
-                if (r.get("error") != null) {
-                    out.printf("%-10s   %s%n", "", r.get("error"));
-                }
-            }
+            text(rows).forEach(out::println);
         }
         return allHealthy ? Main.OK : Main.ERROR;
+    }
+
+    /** One member as JSON shows it, and the text table is printed from. */
+    static Map<String, Object> row(MemberStatus m, ClusterStatus status, OptionalLong certDaysLeft) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("name", m.name());
+        row.put("id", m.id());
+        row.put("client_urls", m.clientUrls());
+        row.put("peer_urls", m.peerUrls());
+        row.put("leader", m.leader());
+        row.put("learner", m.learner());
+        row.put("healthy", m.healthy());
+        row.put("version", m.version().orElse(null));
+        row.put("db_size_bytes", m.dbSizeBytes().isPresent() ? m.dbSizeBytes().getAsLong() : null);
+        row.put("raft_index", m.raftIndex().isPresent() ? m.raftIndex().getAsLong() : null);
+        row.put("raft_applied_index", m.raftAppliedIndex().isPresent() ? m.raftAppliedIndex().getAsLong() : null);
+        row.put("raft_term", m.raftTerm().isPresent() ? m.raftTerm().getAsLong() : null);
+        // How far a learner has caught up: what its promotion waits for.
+        row.put("learner_progress", status.learnerProgress(m).map(p -> {
+            Map<String, Object> progress = new LinkedHashMap<>();
+            progress.put("applied_index", p.appliedIndex());
+            progress.put("leader_raft_index", p.leaderRaftIndex());
+            progress.put("percent", p.percent());
+            progress.put("caught_up", p.caughtUp());
+            return progress;
+        }).orElse(null));
+        row.put("cert_days_left", certDaysLeft.isPresent() ? certDaysLeft.getAsLong() : null);
+        row.put("error", m.error().orElse(null));
+        return row;
+    }
+
+    /** The table of {@code rows}: a header, a line per member, and under it its learner progress and error. */
+    @SuppressWarnings("unchecked")
+    static List<String> text(List<Map<String, Object>> rows) {
+        String format = "%-10s %-16s %-8s %-8s %-9s %-10s %-14s %-9s %s";
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(format, "NAME", "ID", "ROLE", "HEALTH", "VERSION", "DB", "RAFT TERM/IDX", "CERT", "CLIENT URL"));
+        for (Map<String, Object> r : rows) {
+            String role = Boolean.TRUE.equals(r.get("leader")) ? "leader" : Boolean.TRUE.equals(r.get("learner")) ? "learner" : "follower";
+            lines.add(String.format(format, r.get("name"), r.get("id"), role,
+                    Boolean.TRUE.equals(r.get("healthy")) ? "healthy" : "DOWN", orDash(r.get("version")),
+                    r.get("db_size_bytes") == null ? "-" : io.etcdwright.modules.cluster.FactsView.bytes((Long) r.get("db_size_bytes")),
+                    r.get("raft_term") == null ? "-" : r.get("raft_term") + "/" + r.get("raft_index"),
+                    r.get("cert_days_left") == null ? "-" : r.get("cert_days_left") + " d",
+                    String.join(",", (List<String>) r.get("client_urls"))));
+            if (r.get("learner_progress") instanceof Map<?, ?> p) {
+                lines.add(String.format("%-10s   learner progress: %s", "", new LearnerProgress((Long) p.get("applied_index"),
+                        (Long) p.get("leader_raft_index")).describe()));
+            } else if (Boolean.TRUE.equals(r.get("learner")) && Boolean.TRUE.equals(r.get("healthy"))) {
+                lines.add(String.format("%-10s   learner progress: unknown (no leader reported its raft index)", ""));
+            }
+            if (r.get("error") != null) {
+                lines.add(String.format("%-10s   %s", "", r.get("error")));
+            }
+        }
+        return lines;
     }
 
     private static String orDash(Object o) {

@@ -24,6 +24,18 @@ public record ClusterStatus(List<MemberStatus> members, Optional<String> cluster
         return members.stream().filter(MemberStatus::leader).findFirst();
     }
 
+    /**
+     * A learner's progress: its applied index against the leader's raft index; empty for a voter,
+     * or when the learner or the leader did not say.
+     */
+    public Optional<LearnerProgress> learnerProgress(MemberStatus member) {
+        if (!member.learner() || member.raftAppliedIndex().isEmpty()) {
+            return Optional.empty();
+        }
+        return leader().filter(l -> l.raftIndex().isPresent())
+                .map(l -> new LearnerProgress(member.raftAppliedIndex().getAsLong(), l.raftIndex().getAsLong()));
+    }
+
     /** How many members answered. */
     public long healthyCount() {
         return members.stream().filter(MemberStatus::healthy).count();

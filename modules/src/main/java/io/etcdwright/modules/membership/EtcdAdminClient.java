@@ -259,7 +259,8 @@ public final class EtcdAdminClient implements AutoCloseable {
                 return new MemberStatus(member.getName(), id, clientUrls, peerUrls, member.isLearner(), leader,
                         Optional.of(r.getVersion()), OptionalLong.of(r.getDbSize()),
                         OptionalLong.of(r.getRaftIndex()), OptionalLong.of(r.getRaftTerm()), true,
-                        alarms.isEmpty() ? Optional.empty() : Optional.of("reports: " + String.join("; ", alarms)));
+                        alarms.isEmpty() ? Optional.empty() : Optional.of("reports: " + String.join("; ", alarms)),
+                        appliedIndex(r));
             }
             if (Failures.isLearnerRefusal(answer.failure(), member.isLearner())) {
                 // It answered, so it is up; it just will not say more as a learner.
@@ -271,6 +272,11 @@ public final class EtcdAdminClient implements AutoCloseable {
             reasons.add((clientUrls.size() > 1 ? url + ": " : "") + Failures.describe(answer.failure(), timeout));
         }
         return unanswered(member, id, clientUrls, peerUrls, leader, String.join("; ", reasons));
+    }
+
+    /** etcd 3.4 and later report it; an older server leaves it 0, which says nothing. */
+    private static OptionalLong appliedIndex(StatusResponse r) {
+        return r.getRaftAppliedIndex() > 0 ? OptionalLong.of(r.getRaftAppliedIndex()) : OptionalLong.empty();
     }
 
     private static MemberStatus unanswered(Member member, String id, List<String> clientUrls, List<String> peerUrls,

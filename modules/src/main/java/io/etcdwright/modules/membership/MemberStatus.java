@@ -24,6 +24,8 @@ import java.util.OptionalLong;
  * @param error       why the member did not answer ("no answer within 2 s", "TLS handshake refused:
  *                    ..."), or what it reported wrong even though it answered (alarms such as
  *                    NOSPACE); one short line, never a stack trace
+ * @param raftAppliedIndex the last raft index the member applied: for a learner, how far it has
+ *                    caught up with the leader's raft index
  */
 public record MemberStatus(
         String name,
@@ -37,7 +39,8 @@ public record MemberStatus(
         OptionalLong raftIndex,
         OptionalLong raftTerm,
         boolean healthy,
-        Optional<String> error) {
+        Optional<String> error,
+        OptionalLong raftAppliedIndex) {
 
     public MemberStatus {
         Objects.requireNonNull(name, "name");
@@ -49,5 +52,14 @@ public record MemberStatus(
         Objects.requireNonNull(raftIndex, "raftIndex");
         Objects.requireNonNull(raftTerm, "raftTerm");
         Objects.requireNonNull(error, "error");
+        Objects.requireNonNull(raftAppliedIndex, "raftAppliedIndex");
+    }
+
+    /** A member whose applied index is not known (it did not answer, or the caller does not need it). */
+    public MemberStatus(String name, String id, List<String> clientUrls, List<String> peerUrls, boolean learner,
+                        boolean leader, Optional<String> version, OptionalLong dbSizeBytes, OptionalLong raftIndex,
+                        OptionalLong raftTerm, boolean healthy, Optional<String> error) {
+        this(name, id, clientUrls, peerUrls, learner, leader, version, dbSizeBytes, raftIndex, raftTerm, healthy, error,
+                OptionalLong.empty());
     }
 }

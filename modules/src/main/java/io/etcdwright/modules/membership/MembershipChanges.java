@@ -30,8 +30,6 @@ import javax.net.ssl.SSLException;
  * promoted only once it has caught up with the leader.
  */
 public final class MembershipChanges implements AutoCloseable {
-    /** etcd promotes a learner whose log has reached 90% of the leader's (raft's Progress.Match). */
-    static final double IN_SYNC_FRACTION = 0.9;
     private static final Duration LIST_RETRY_PAUSE = Duration.ofMillis(100);
 
     /** A member as the cluster lists it. An added member that never started has no name yet. */
@@ -226,16 +224,16 @@ public final class MembershipChanges implements AutoCloseable {
         if (!member.get().learner()) {
             return new Promotion.AlreadyVoter(id);
         }
-        Optional<long[]> progress = progress(member.get());
-        if (progress.isPresent() && progress.get()[0] < (long) Math.ceil(IN_SYNC_FRACTION * progress.get()[1])) {
-            return new Promotion.NotInSync(id, progress.get()[0], progress.get()[1]);
+        Optional<LearnerProgress> progress = progress(member.get());
+        if (progress.isPresent() && !progress.get().caughtUp()) {
+            return new Promotion.NotInSync(id, progress.get().appliedIndex(), progress.get().leaderRaftIndex());
         }
         try {
             onVoters(voters -> voters.getClusterClient().promoteMember(parseId(id)));
             return new Promotion.Promoted(id);
         } catch (ExecutionException e) {
-            return refusedPromotion(id, e.getCause(), progress.map(p -> p[0]).orElse(0L),
-                    progress.map(p -> p[1]).or(this::leaderIndex).orElse(0L));
+            return refusedPromotion(id, e.getCause(), progress.map(LearnerProgress::appliedIndex).orElse(0L),
+                    progress.map(LearnerProgress::leaderRaftIndex).or(this::leaderIndex).orElse(0L));
         } catch (TimeoutException e) {
             throw new EtcdAdminException("promoting member " + id + " got no answer within " + settings.timeout().toSeconds()
                     + " s; it may or may not have happened: the next apply asks again", e);
@@ -357,14 +355,14 @@ public final class MembershipChanges implements AutoCloseable {
         client.close();
     }
 
-    /** [learner's applied index, leader's raft index], when both answer their Status call. */
-    private Optional<long[]> progress(ClusterMember learner) {
+    /** The learner's applied index against the leader's raft index, when both answer their Status call. */
+    private Optional<LearnerProgress> progress(ClusterMember learner) {
         Optional<StatusResponse> own = status(learner);
         Optional<Long> leaderIndex = leaderIndex();
         if (own.isEmpty() || leaderIndex.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new long[] {own.get().getRaftAppliedIndex(), leaderIndex.get()});
+        return Optional.of(new LearnerProgress(own.get().getRaftAppliedIndex(), leaderIndex.get()));
     }
 
     private Optional<Long> leaderIndex() {

@@ -340,6 +340,11 @@ class EtcdAdminClientTest {
         assertFalse(m4.leader(), m4.toString());
         assertTrue(m4.healthy(), m4.toString());
         assertEquals(etcdVersion, m4.version().orElseThrow(), m4.toString());
+        // What status shows and promotion waits for: the learner's applied index against the leader's.
+        assertTrue(m4.raftAppliedIndex().isPresent(), m4.toString());
+        LearnerProgress progress = status.learnerProgress(m4).orElseThrow(() -> new AssertionError("no progress: " + status));
+        assertEquals(m4.raftAppliedIndex().getAsLong(), progress.appliedIndex());
+        assertTrue(progress.leaderRaftIndex() > 0, progress.toString());
         assertEquals(3, status.members().stream().filter(m -> !m.learner()).count());
         assertTrue(status.quorum(), status::toString);
 
