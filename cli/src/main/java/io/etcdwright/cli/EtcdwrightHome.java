@@ -22,6 +22,11 @@ final class EtcdwrightHome {
         return dir().resolve("clusters").resolve(clusterName).resolve("snapshots");
     }
 
+    /** Removed members' hosts whose etcd an interrupted apply left to stop. */
+    static Path removedHostsDir(String clusterName) {
+        return dir().resolve("clusters").resolve(clusterName).resolve("removed-hosts");
+    }
+
     static Path pkiDir(String clusterName) {
         return dir().resolve("clusters").resolve(clusterName).resolve("pki");
     }

@@ -2,6 +2,7 @@ package io.etcdwright.cli;
 
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.modules.cluster.ClusterPlanner;
+import io.etcdwright.modules.cluster.PendingStops;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.EtcdAdminClient;
@@ -74,7 +75,8 @@ final class PlanCommand implements Callable<Integer> {
         ClusterPki pki = run.pki();
         Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(run.desired.spec().name())) : Optional.empty();
         return ClusterPlanner.plan(new ClusterPlanner.Inputs(run.desired, run.layout, facts.byHost(), pki,
-                new ReleaseCache(EtcdwrightHome.releaseCache()), clusterView(run, facts, pki), snapshots));
+                new ReleaseCache(EtcdwrightHome.releaseCache()), clusterView(run, facts, pki), snapshots,
+                new PendingStops(EtcdwrightHome.removedHostsDir(run.desired.spec().name()))));
     }
 
     /**

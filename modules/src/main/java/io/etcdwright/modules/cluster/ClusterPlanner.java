@@ -63,9 +63,11 @@ public final class ClusterPlanner {
      * @param cluster     the cluster's own member list and health, when a member answered
      * @param snapshotDir where a verified snapshot is taken before a membership change or a minor
      *                    upgrade; empty when the operator said --no-snapshot
+     * @param pendingStops removed members' hosts whose etcd is still to be stopped (an interrupted apply)
      */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts, ClusterPki pki,
-                         ReleaseCache releases, Optional<ClusterStatus> cluster, Optional<Path> snapshotDir) {
+                         ReleaseCache releases, Optional<ClusterStatus> cluster, Optional<Path> snapshotDir,
+                         PendingStops pendingStops) {
     }
 
     /** Raised when the only plans possible would be unsafe; the message says what to do instead. */
@@ -304,8 +306,8 @@ public final class ClusterPlanner {
                             layout.dataDir()));
                 }
             });
-            List<Step> changes = MembershipSteps.steps(membership.get(), before, joining, removed, access, clientUrlOf,
-                    HEALTH_TIMEOUT);
+            List<Step> changes = MembershipSteps.steps(membership.get(), before, joining, removed, in.pendingStops(), access,
+                    clientUrlOf, HEALTH_TIMEOUT);
             steps.addAll(changes);
             Step settled = Step.cluster("membership", "healthy-after-membership").kind(ChangeKind.ACTION)
                     .summary("wait for all " + members.size() + " members healthy").reason("after the membership changes")
@@ -317,6 +319,7 @@ public final class ClusterPlanner {
             steps.add(settled);
             previous = Optional.of(settled.id());
         }
+        steps.addAll(unfinishedStops(in, steps));
         if (versionChange instanceof VersionChange.MinorUpgrade upgrade && previous.isPresent()) {
             // The cluster speaks the new minor only when the leader raises the cluster version, once
             // every member runs it: until then the upgrade is not done (and can still be rolled back).
@@ -330,6 +333,22 @@ public final class ClusterPlanner {
                     }));
         }
         return new Plan(spec.name(), steps, List.of(), warnings);
+    }
+
+    /**
+     * Stops an interrupted apply left undone on removed members' hosts (see {@link PendingStops}):
+     * only with the cluster's member list at hand, which proves the members gone.
+     */
+    private static List<Step> unfinishedStops(Inputs in, List<Step> planned) {
+        if (in.cluster().isEmpty()) {
+            return List.of();
+        }
+        Set<String> stopping = new LinkedHashSet<>();
+        planned.stream().filter(s -> s.id().endsWith("/stop-removed")).forEach(s -> s.host().ifPresent(stopping::add));
+        return RemovedHost.unfinished(in.pendingStops().pending(), in.desired().inventory().hosts().values(),
+                        in.desired().members(), in.cluster().get().members(), stopping, in.layout().dataDir()).stream()
+                .map(u -> MembershipSteps.stopRemoved(u.member(), u.host(), List.of(), in.pendingStops()))
+                .toList();
     }
 
     /** The workstation's admin certificate and the cluster's CA: how apply asks etcd about health. */

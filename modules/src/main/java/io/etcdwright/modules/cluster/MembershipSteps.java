@@ -62,11 +62,12 @@ final class MembershipSteps {
      * @param after       what the first change waits for (prepared hosts, issued certificates)
      * @param joiners     per joining member (by name), its host
      * @param removed     per removed member (by name, or id while it has none), where its etcd runs
+     * @param pending     where a removal notes the host to stop, until the stop is done
      * @param clientUrlOf the client URL of every member by name, leaving ones included
      */
     static List<Step> steps(MembershipPlan plan, List<String> after, Map<String, Joiner> joiners,
-                            Map<String, RemovedHost> removed, Health.Access access, Map<String, String> clientUrlOf,
-                            Duration healthTimeout) {
+                            Map<String, RemovedHost> removed, PendingStops pending, Health.Access access,
+                            Map<String, String> clientUrlOf, Duration healthTimeout) {
         List<Step> steps = new ArrayList<>();
         Set<String> leaving = new LinkedHashSet<>();
         plan.changes().forEach(c -> {
@@ -131,12 +132,12 @@ final class MembershipSteps {
                 RemovedHost where = removed.getOrDefault(name, new RemovedHost.NotInInventory(""));
                 step = Step.cluster("membership", n + "-remove-" + name).kind(ChangeKind.DELETE)
                         .summary("remove member " + name).reason(remove.why())
-                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where));
+                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where, pending));
                 if (where instanceof RemovedHost.LeftSpec left) {
                     // Beside the changes that follow, not before them: they need nothing from this host.
                     steps.add(step);
                     previous = List.of(step.id());
-                    step = stopRemoved(name, left, step.id());
+                    step = stopRemoved(name, left, List.of(step.id()), pending);
                     steps.add(step);
                     continue;
                 }
@@ -153,21 +154,24 @@ final class MembershipSteps {
      * The removed member's etcd has exited by itself (or is about to); its unit would start it
      * again, on failure and at boot, against data that etcd refuses. Stopped and disabled, data kept.
      */
-    private static Step stopRemoved(String name, RemovedHost.LeftSpec left, String removal) {
+    static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<String> after, PendingStops pending) {
         String host = left.host();
         return Step.on(host, "service", "stop-removed").kind(ChangeKind.ACTION)
                 .summary("stop and disable etcd (its data in " + left.dataDir() + " stays)")
                 .reason(name + " was removed from the cluster and " + host + " is no member of the spec")
-                .after(List.of(removal))
+                .after(after)
                 .does(ctx -> {
                     try {
                         Outcome outcome = ServiceSteps.stopAndDisable(ctx.session());
+                        pending.done(host);
                         ctx.note(outcome == Outcome.OK ? "etcd was stopped and disabled already"
                                 : "etcd stopped and disabled; delete its data with 'etcdwright destroy --wipe-data' and an"
                                 + " inventory listing " + host + ", when it is no longer wanted");
                         return outcome;
                     } catch (SshException e) {
-                        // A host that is gone (the reason it was replaced) must not fail the apply.
+                        // A host that is gone (the reason it was replaced) must not fail the apply,
+                        // nor leave every later plan with this step: the note is the record.
+                        pending.done(host);
                         ctx.note(host + " cannot be reached (" + e.getMessage() + "): etcd there was NOT stopped or"
                                 + " disabled. If the host comes back, run 'systemctl disable --now " + EtcdLayout.UNIT
                                 + "' there, or its etcd keeps restarting against the removed member's data");
@@ -248,10 +252,14 @@ final class MembershipSteps {
      * quorum, whatever happened since the plan was made.
      */
     private static Outcome remove(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name, String id,
-                                  RemovedHost where) {
+                                  RemovedHost where, PendingStops pending) {
         removalRefusal(name, id, status(access, clientUrlOf)).ifPresent(why -> {
             throw new EtcdAdminException(why);
         });
+        if (where instanceof RemovedHost.LeftSpec left) {
+            // Before the removal: an apply stopped right after it still leaves the stop to the next one.
+            pending.add(left.host(), name);
+        }
         try (MembershipChanges etcd = connect(access, clientUrlOf)) {
             Removal outcome = etcd.remove(id, RECONFIGURE_WITHIN);
             if (outcome instanceof Removal.AlreadyGone) {

@@ -2,12 +2,16 @@ package io.etcdwright.modules.cluster;
 
 import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.spec.Member;
+import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.membership.MembershipPlan;
 
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where a removed member's etcd runs, and so what is done there once the member is removed. etcd
@@ -44,6 +48,28 @@ sealed interface RemovedHost {
             return new StaysInSpec(host.map(InventoryHost::name).orElse(address));
         }
         return host.<RemovedHost>map(h -> new LeftSpec(h.name(), dataDir)).orElseGet(() -> new NotInInventory(address));
+    }
+
+    /** A removed member's host whose etcd an earlier, interrupted apply did not stop. */
+    record Unfinished(String member, LeftSpec host) {
+    }
+
+    /**
+     * Of the hosts noted by {@link PendingStops}, those whose stop is still to be made now: in the
+     * inventory, no member host of the spec (a host back in the spec is started, not stopped), no
+     * member of the cluster any more (a removal that did not happen is planned again, with its
+     * stop), and not stopped by a step of this plan already.
+     */
+    static List<Unfinished> unfinished(Map<String, String> pending, Collection<InventoryHost> inventory, List<Member> members,
+                                       List<MemberStatus> cluster, Set<String> alreadyPlanned, String dataDir) {
+        List<Unfinished> unfinished = new ArrayList<>();
+        pending.forEach((hostName, member) -> inventory.stream().filter(h -> h.name().equals(hostName)).findFirst()
+                .filter(h -> members.stream().noneMatch(m -> m.host().name().equals(hostName)))
+                .filter(h -> cluster.stream().noneMatch(c -> c.name().equals(h.memberName())
+                        || c.peerUrls().stream().map(RemovedHost::addressOf).anyMatch(h.etcdAddress()::equals)))
+                .filter(h -> !alreadyPlanned.contains(hostName))
+                .ifPresent(h -> unfinished.add(new Unfinished(member, new LeftSpec(hostName, dataDir)))));
+        return unfinished;
     }
 
     /** The host part of a peer URL, without IPv6 brackets; empty when there is none. */

@@ -35,7 +35,8 @@ class MembershipStepsTest {
                             Map<String, RemovedHost> removed) {
         MembershipPlan plan = MembershipPlan.plan(now, wanted, "3.5.16");
         assertEquals(List.of(), plan.refusals());
-        return MembershipSteps.steps(plan, List.of("ca"), joiners, removed, ACCESS, Map.of(), Duration.ofMinutes(1));
+        return MembershipSteps.steps(plan, List.of("ca"), joiners, removed, new PendingStops(Path.of("removed-hosts")), ACCESS,
+                Map.of(), Duration.ofMinutes(1));
     }
 
     static List<String> ids(List<Step> steps) {

@@ -3,6 +3,7 @@ package io.etcdwright.modules.cluster;
 import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.source.Location;
 import io.etcdwright.engine.spec.Member;
+import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.membership.MembershipPlan.Current;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -67,6 +70,34 @@ class RemovedHostTest {
         List<InventoryHost> rebuilt = List.of(INVENTORY.get(0), host("node-2b", "10.0.0.2"));
         assertEquals(new RemovedHost.StaysInSpec("node-2b"), RemovedHost.of(removed("node-2", "10.0.0.2"), rebuilt,
                 members(rebuilt.get(0), rebuilt.get(1)), "/d"));
+    }
+
+    static MemberStatus inCluster(String name, String address) {
+        return new MemberStatus(name, "a1", List.of("https://" + address + ":2379"), List.of("https://" + address + ":2380"),
+                false, false, Optional.empty(), OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), true, Optional.empty());
+    }
+
+    @Test
+    void aStopAnInterruptedApplyLeftIsPlannedOnceTheMemberIsGone() {
+        // node-3's member was removed; the apply was stopped before node-3's etcd was.
+        List<RemovedHost.Unfinished> left = RemovedHost.unfinished(Map.of("node-3", "node-3"), INVENTORY,
+                members(INVENTORY.get(0), INVENTORY.get(1)), List.of(inCluster("node-1", "10.0.0.1"), inCluster("node-2", "10.0.0.2")),
+                Set.of(), "/d");
+        assertEquals(List.of(new RemovedHost.Unfinished("node-3", new RemovedHost.LeftSpec("node-3", "/d"))), left);
+    }
+
+    @Test
+    void noStopIsPlannedWhileTheMemberIsThereBackInTheSpecGoneFromTheInventoryOrAlreadyPlanned() {
+        Map<String, String> pending = Map.of("node-3", "node-3");
+        List<MemberStatus> stillThere = List.of(inCluster("node-1", "10.0.0.1"), inCluster("", "10.0.0.3"));
+        assertEquals(List.of(), RemovedHost.unfinished(pending, INVENTORY, members(INVENTORY.get(0)), stillThere, Set.of(), "/d"),
+                "the removal did not happen: it is planned again, with its stop");
+        assertEquals(List.of(), RemovedHost.unfinished(pending, INVENTORY, members(INVENTORY.toArray(InventoryHost[]::new)),
+                List.of(inCluster("node-1", "10.0.0.1")), Set.of(), "/d"), "back in the spec: it joins, it is not stopped");
+        assertEquals(List.of(), RemovedHost.unfinished(pending, INVENTORY.subList(0, 2), members(INVENTORY.get(0)),
+                List.of(inCluster("node-1", "10.0.0.1")), Set.of(), "/d"), "not in the inventory: nothing to reach");
+        assertEquals(List.of(), RemovedHost.unfinished(pending, INVENTORY, members(INVENTORY.get(0)),
+                List.of(inCluster("node-1", "10.0.0.1")), Set.of("node-3"), "/d"), "this plan stops it already");
     }
 
     @Test
