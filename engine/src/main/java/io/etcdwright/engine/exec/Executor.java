@@ -1,5 +1,7 @@
 package io.etcdwright.engine.exec;
 
+import io.etcdwright.engine.plan.Condition;
+import io.etcdwright.engine.plan.ConditionNotMetException;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Step;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionService;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +38,8 @@ public final class Executor {
     private final Map<String, SshTarget> targets;
     private final int forks;
     private final ProgressListener progress;
+    /** What steps produced, by step id, for the steps after them. */
+    private final Map<String, Map<String, String>> outputs = new ConcurrentHashMap<>();
 
     public Executor(SshConnections connections, Map<String, SshTarget> targets, int forks, ProgressListener progress) {
         this.connections = connections;
@@ -114,7 +119,24 @@ public final class Executor {
     private StepResult execute(Step step) {
         long start = System.nanoTime();
         try {
-            Outcome outcome = step.operation().run(new Context(step));
+            Context context = new Context(step);
+            for (Condition before : step.preconditions()) {
+                try {
+                    before.verify(context);
+                } catch (ConditionNotMetException e) {
+                    return new StepResult(step, StepResult.Status.FAILED, since(start),
+                            Optional.of("not started: " + before.description() + " does not hold: " + e.getMessage()));
+                }
+            }
+            Outcome outcome = step.operation().run(context);
+            for (Condition ready : step.postconditions()) {
+                try {
+                    ready.verify(context);
+                } catch (ConditionNotMetException e) {
+                    return new StepResult(step, StepResult.Status.FAILED, since(start),
+                            Optional.of("done, but not ready: " + ready.description() + ": " + e.getMessage()));
+                }
+            }
             return new StepResult(step, outcome == Outcome.CHANGED ? StepResult.Status.CHANGED : StepResult.Status.OK,
                     since(start), Optional.empty());
         } catch (SshException e) {
@@ -171,6 +193,16 @@ public final class Executor {
         @Override
         public void note(String message) {
             progress.note(step, message);
+        }
+
+        @Override
+        public void output(String key, String value) {
+            outputs.computeIfAbsent(step.id(), k -> new ConcurrentHashMap<>()).put(key, value);
+        }
+
+        @Override
+        public Optional<String> outputOf(String stepId, String key) {
+            return Optional.ofNullable(outputs.getOrDefault(stepId, Map.of()).get(key));
         }
     }
 }

@@ -19,7 +19,16 @@ public record Recap(List<StepResult> results) {
 
     /** Cluster-wide steps first, then hosts in natural order (h2 before h10). */
     public Map<String, HostTally> byHost() {
+        return byHost(List.of());
+    }
+
+    /**
+     * As {@link #byHost()}, with every host of the run listed, those no step touched with all
+     * zeros: as Ansible's recap does, so "changed=0" is said, not left to be inferred.
+     */
+    public Map<String, HostTally> byHost(java.util.Collection<String> hosts) {
         Map<String, HostTally> tallies = new java.util.TreeMap<>(Recap::compareTargets);
+        hosts.forEach(h -> tallies.put(h, new HostTally(0, 0, 0, 0, 0)));
         for (StepResult r : results) {
             tallies.merge(r.step().target(), new HostTally(0, 0, 0, 0, 0).add(r.status()),
                     (a, b) -> a.add(r.status()));

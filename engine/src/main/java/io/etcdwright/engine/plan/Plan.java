@@ -14,32 +14,45 @@ import java.util.Set;
  *
  * @param subject     what it is a plan for (a cluster name)
  * @param steps       in a valid execution order
- * @param unreachable hosts whose facts could not be gathered, with the reason; a plan with any
- *                    is shown but never applied
+ * @param refusals    every reason the plan cannot proceed; a refused plan has no steps
  * @param warnings    things the operator should know that are not steps
  */
-public record Plan(String subject, List<Step> steps, List<String> unreachable, List<String> warnings) {
+public record Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings) {
     public Plan {
         steps = List.copyOf(steps);
-        unreachable = List.copyOf(unreachable);
+        refusals = List.copyOf(refusals);
         warnings = List.copyOf(warnings);
         checkOrder(steps);
+        if (!refusals.isEmpty() && !steps.isEmpty()) {
+            throw new IllegalStateException("a refused plan has no steps: " + refusals);
+        }
+    }
+
+    /** Nothing can be done safely: every reason is in {@link #refusals()}, and no step is planned. */
+    public static Plan refused(String subject, List<Refusal> refusals, List<String> warnings) {
+        return new Plan(subject, List.of(), refusals, warnings);
     }
 
     public boolean hasChanges() {
         return !steps.isEmpty();
     }
 
+    public boolean isRefused() {
+        return !refusals.isEmpty();
+    }
+
     /**
      * Identifies the plan by what it would do and the facts it was made from: two plans with the
-     * same fingerprint do the same thing to the same state.
+     * same fingerprint do the same thing to the same state. Built from structured parts (ids,
+     * kinds, dependencies, digests of the facts observed and of the files to be written), never
+     * from the prose a person reads, so rewording a reason does not make saved plans stale.
      */
     public String fingerprint() {
         try {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             for (Step s : steps) {
-                for (String part : List.of(s.id(), s.kind().name(), s.summary(), s.reason(), s.observed(),
-                        String.join(",", s.after()))) {
+                String written = s.diff().map(d -> d.path() + "\0" + d.after()).orElse("");
+                for (String part : List.of(s.id(), s.kind().name(), s.observed(), String.join(",", s.after()), written)) {
                     md.update(part.getBytes(StandardCharsets.UTF_8));
                     md.update((byte) 0);
                 }

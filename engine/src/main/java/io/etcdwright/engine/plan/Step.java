@@ -1,7 +1,11 @@
 package io.etcdwright.engine.plan;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -9,25 +13,31 @@ import java.util.Optional;
 /**
  * One explained change in a plan.
  *
- * @param id        unique and stable across runs with the same facts, e.g. {@code h1/install}
- * @param host      the inventory host it changes; empty for cluster-wide steps
- * @param module    the module that planned it
- * @param kind      create, update, delete or action
- * @param summary   what it does, e.g. "install etcd 3.5.16"
- * @param reason    why, from the facts, e.g. "not installed"
- * @param after     ids of the steps that must succeed first
- * @param observed  a digest of the facts the step was planned from; a saved plan is stale when
- *                  it no longer matches
- * @param diff      before/after of a file, when the step writes one
- * @param operation the work; not part of a saved plan
+ * @param id             unique and stable across runs with the same facts, e.g. {@code h1/install}
+ * @param host           the inventory host it changes; empty for cluster-wide steps
+ * @param module         the module that planned it
+ * @param kind           create, update, delete or action
+ * @param summary        what it does, e.g. "install etcd 3.5.16"
+ * @param reason         why, from the facts, e.g. "not installed"
+ * @param after          ids of the steps that must succeed first (set from the steps themselves,
+ *                       see {@link Builder#after(Step...)})
+ * @param observed       a digest of the facts the step was planned from; a saved plan is stale when
+ *                       it no longer matches
+ * @param diff           before/after of a file, when the step writes one
+ * @param preconditions  checked when the step runs, before it does anything
+ * @param postconditions what "done" means: checked (and waited for) after it ran
+ * @param operation      the work; not part of a saved plan
  */
 public record Step(String id, Optional<String> host, String module, ChangeKind kind, String summary,
                    String reason, List<String> after, String observed, Optional<FileDiff> diff,
+                   @JsonIgnore List<Condition> preconditions, @JsonIgnore List<Condition> postconditions,
                    @JsonIgnore Operation operation) {
     public Step {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(host, "host");
         after = List.copyOf(after);
+        preconditions = List.copyOf(preconditions);
+        postconditions = List.copyOf(postconditions);
         Objects.requireNonNull(operation, "operation");
     }
 
@@ -38,6 +48,18 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
     /** The plan line: {@code + install etcd 3.5.16 (not installed)}. */
     public String line() {
         return kind.symbol() + " " + summary + (reason.isEmpty() ? "" : " (" + reason + ")");
+    }
+
+    /** What must hold when it runs, as the plan shows it. */
+    @JsonProperty("requires")
+    public List<String> requires() {
+        return preconditions.stream().map(Condition::description).toList();
+    }
+
+    /** When it counts as done, as the plan shows it. */
+    @JsonProperty("ready_when")
+    public List<String> readyWhen() {
+        return postconditions.stream().map(Condition::description).toList();
     }
 
     /** Starts a step; the builder keeps plans readable where they are written. */
@@ -56,9 +78,11 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
         private ChangeKind kind = ChangeKind.UPDATE;
         private String summary = "";
         private String reason = "";
-        private List<String> after = List.of();
+        private final List<String> after = new ArrayList<>();
         private String observed = "";
         private Optional<FileDiff> diff = Optional.empty();
+        private final List<Condition> preconditions = new ArrayList<>();
+        private final List<Condition> postconditions = new ArrayList<>();
 
         private Builder(Optional<String> host, String module, String id) {
             this.host = host;
@@ -81,8 +105,17 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
             return this;
         }
 
-        public Builder after(List<String> value) {
-            after = value;
+        /** Runs only after these steps have succeeded. */
+        public Builder after(Step... steps) {
+            return after(Arrays.asList(steps));
+        }
+
+        public Builder after(Collection<Step> steps) {
+            steps.forEach(s -> {
+                if (!after.contains(s.id())) {
+                    after.add(s.id());
+                }
+            });
             return this;
         }
 
@@ -96,8 +129,19 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
             return this;
         }
 
+        public Builder requires(Condition condition) {
+            preconditions.add(condition);
+            return this;
+        }
+
+        public Builder readyWhen(Condition condition) {
+            postconditions.add(condition);
+            return this;
+        }
+
         public Step does(Operation operation) {
-            return new Step(id, host, module, kind, summary, reason, after, observed, diff, operation);
+            return new Step(id, host, module, kind, summary, reason, after, observed, diff, preconditions, postconditions,
+                    operation);
         }
     }
 }

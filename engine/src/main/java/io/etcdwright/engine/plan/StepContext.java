@@ -12,4 +12,13 @@ public interface StepContext {
 
     /** A line of progress detail for the operator (a wait, a retry). */
     void note(String message);
+
+    /** Records a value this step produced (a member id from an add) for the steps after it. */
+    void output(String key, String value);
+
+    /**
+     * A value an earlier step of this run produced; empty when that step did not run in this apply
+     * (it ran in an earlier, interrupted one), so a reader must be able to find the value itself.
+     */
+    java.util.Optional<String> outputOf(String stepId, String key);
 }

@@ -176,6 +176,53 @@ public final class HostSession implements AutoCloseable {
             trap - EXIT
             """;
 
+    /**
+     * Makes a small file hold exactly this content, owner and mode, writing it only when it does
+     * not already: one round trip, atomic like {@link #upload(InputStream, String, RemoteFile)}.
+     * Returns whether anything changed, so a step reports OK when the file was already right (an
+     * apply resumed after an interruption, or a drift someone already undid).
+     */
+    public boolean sync(byte[] content, RemoteFile file) {
+        CommandResult result = run(syncCommand(content, file), new ByteArrayInputStream(content), defaultTimeout)
+                .orThrow(target.name());
+        return result.stdout().strip().equals("changed");
+    }
+
+    /** Path, digest, owner and mode as arguments of a fixed script; the content follows on stdin. */
+    static RemoteCommand syncCommand(byte[] content, RemoteFile file) {
+        // stat prints the mode without a leading zero: 0644 is compared as 644.
+        String mode = file.mode().length() == 4 && file.mode().startsWith("0") ? file.mode().substring(1) : file.mode();
+        return new RemoteCommand.Script(SYNC, List.of(file.path(), sha256(content), file.owner() + ":" + file.group(), mode,
+                mode + " " + file.owner() + " " + file.group()));
+    }
+
+    private static final String SYNC = """
+            set -eu
+            p=$1 want=$2 owner=$3 mode=$4 attrs=$5
+            d=$(dirname -- "$p")
+            mkdir -p -- "$d"
+            t=$(mktemp -- "$d/.etcdwright-upload.XXXXXX")
+            trap 'rm -f -- "$t"' EXIT
+            cat > "$t"
+            s=$(sha256sum < "$t"); s=${s%% *}
+            if [ "$s" != "$want" ]; then
+              printf 'upload of %s arrived damaged (sha256 %s, sent %s)\n' "$p" "$s" "$want" >&2; exit 3
+            fi
+            if [ -f "$p" ] && [ ! -L "$p" ] && cmp -s -- "$t" "$p"; then
+              [ "$(stat -c '%a %U %G' -- "$p")" = "$attrs" ] && exit 0
+              # Same content: only owner and mode are fixed, so the file's time still says when
+              # its content last changed (what tells whether etcd runs with it).
+              chown -- "$owner" "$p"
+              chmod -- "$mode" "$p"
+              echo changed; exit 0
+            fi
+            chown -- "$owner" "$t"
+            chmod -- "$mode" "$t"
+            mv -f -- "$t" "$p"
+            trap - EXIT
+            echo changed
+            """;
+
     public static String sha256(byte[] content) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));

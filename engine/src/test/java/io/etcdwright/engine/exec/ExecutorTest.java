@@ -1,6 +1,9 @@
 package io.etcdwright.engine.exec;
 
 import io.etcdwright.engine.plan.ChangeKind;
+import io.etcdwright.engine.plan.Condition;
+import io.etcdwright.engine.plan.ConditionNotMetException;
+import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.plan.Operation;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
@@ -23,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Scheduling logic only: these operations touch no host. */
 class ExecutorTest {
-    static Step step(String host, String id, Operation op, String... after) {
-        return Step.on(host, "test", id).kind(ChangeKind.ACTION).summary(id).after(List.of(after)).does(op);
+    static Step step(String host, String id, Operation op, Step... after) {
+        return Step.on(host, "test", id).kind(ChangeKind.ACTION).summary(id).after(after).does(op);
     }
 
     static Recap run(int forks, Step... steps) {
@@ -37,9 +40,9 @@ class ExecutorTest {
     @Test
     void dependentsOfAFailureAreSkippedAndIndependentWorkStillRuns() {
         ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
-        Recap recap = run(4,
-                step("h1", "a", ctx -> { throw new IllegalStateException("disk full"); }),
-                step("h1", "b", ctx -> { ran.add("b"); return Outcome.CHANGED; }, "h1/a"),
+        Step a = step("h1", "a", ctx -> { throw new IllegalStateException("disk full"); });
+        Recap recap = run(4, a,
+                step("h1", "b", ctx -> { ran.add("b"); return Outcome.CHANGED; }, a),
                 step("h2", "a", ctx -> { ran.add("h2a"); return Outcome.OK; }));
         assertEquals(List.of("h2a"), List.copyOf(ran));
         assertFalse(recap.succeeded());
@@ -66,10 +69,72 @@ class ExecutorTest {
     @Test
     void orderedStepsRunInOrder() {
         ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
-        run(4,
-                step("h1", "restart", ctx -> { Thread.sleep(50); order.add("h1"); return Outcome.CHANGED; }),
-                step("h2", "restart", ctx -> { order.add("h2"); return Outcome.CHANGED; }, "h1/restart"),
-                step("h3", "restart", ctx -> { order.add("h3"); return Outcome.CHANGED; }, "h2/restart"));
+        Step h1 = step("h1", "restart", ctx -> { Thread.sleep(50); order.add("h1"); return Outcome.CHANGED; });
+        Step h2 = step("h2", "restart", ctx -> { order.add("h2"); return Outcome.CHANGED; }, h1);
+        run(4, h1, h2, step("h3", "restart", ctx -> { order.add("h3"); return Outcome.CHANGED; }, h2));
         assertEquals(List.of("h1", "h2", "h3"), List.copyOf(order));
+    }
+
+    /** A condition that holds or not, counting how often it was asked. */
+    static Condition condition(String what, boolean holds, List<String> log) {
+        return new Condition() {
+            @Override
+            public String description() {
+                return what;
+            }
+
+            @Override
+            public void verify(StepContext context) {
+                log.add(what);
+                if (!holds) {
+                    throw new ConditionNotMetException(what + " is false");
+                }
+            }
+        };
+    }
+
+    @Test
+    void aFailedPreconditionStopsTheStepBeforeItDoesAnythingAndSkipsWhatDependsOnIt() {
+        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Step guarded = Step.on("h1", "test", "restart").kind(ChangeKind.ACTION).summary("restart")
+                .requires(condition("others healthy", false, log))
+                .does(ctx -> { log.add("restarted"); return Outcome.CHANGED; });
+        Step next = step("h2", "restart", ctx -> { log.add("h2"); return Outcome.CHANGED; }, guarded);
+        Recap recap = run(2, guarded, next);
+        assertEquals(List.of("others healthy"), log);
+        StepResult failed = recap.results().stream().filter(r -> r.step() == guarded).findFirst().orElseThrow();
+        assertEquals(StepResult.Status.FAILED, failed.status());
+        assertTrue(failed.error().orElseThrow().contains("others healthy does not hold: others healthy is false"),
+                failed.error().toString());
+        assertEquals(1, recap.byHost().get("h2").skipped());
+    }
+
+    @Test
+    void aStepIsDoneOnlyWhenItsReadinessHolds() {
+        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Step ready = Step.on("h1", "test", "start").kind(ChangeKind.ACTION).summary("start")
+                .requires(condition("pre", true, log)).readyWhen(condition("healthy", true, log))
+                .does(ctx -> { log.add("op"); return Outcome.CHANGED; });
+        Step notReady = Step.on("h2", "test", "start").kind(ChangeKind.ACTION).summary("start")
+                .readyWhen(condition("never healthy", false, log))
+                .does(ctx -> Outcome.CHANGED);
+        Recap recap = run(1, ready, notReady);
+        assertEquals(List.of("pre", "op", "healthy", "never healthy"), log);
+        assertEquals(StepResult.Status.CHANGED, recap.results().get(0).status());
+        assertEquals(StepResult.Status.FAILED, recap.results().get(1).status());
+        assertTrue(recap.results().get(1).error().orElseThrow().startsWith("done, but not ready: never healthy"));
+    }
+
+    @Test
+    void aStepReadsWhatAnEarlierStepProduced() {
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Step add = step("h1", "add", ctx -> { ctx.output("member_id", "8e9e05c52164694d"); return Outcome.CHANGED; });
+        Step promote = step("h1", "promote", ctx -> {
+            seen.add(ctx.outputOf(add.id(), "member_id").orElse("none"));
+            seen.add(ctx.outputOf("h1/never-ran", "member_id").orElse("none"));
+            return Outcome.CHANGED;
+        }, add);
+        run(2, add, promote);
+        assertEquals(List.of("8e9e05c52164694d", "none"), seen);
     }
 }
