@@ -40,6 +40,8 @@ final class MembershipSteps {
     static final Duration PROMOTE_WITHIN = Duration.ofMinutes(3);
     static final Duration RECONFIGURE_WITHIN = Duration.ofMinutes(1);
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+    /** The output of an add step: the new member's id, which its promotion uses. */
+    static final String MEMBER_ID = "member_id";
 
     private MembershipSteps() {
     }
@@ -51,7 +53,7 @@ final class MembershipSteps {
      * @param prepared  its last preparation step (config, unit written), if it had any
      * @param moveAside the old data that must go first, if any
      */
-    record Joiner(String host, Optional<String> prepared, Optional<OldData> moveAside) {
+    record Joiner(String host, Optional<Step> prepared, Optional<OldData> moveAside) {
     }
 
     /** Data on a joiner's host that etcd must not start with: why, where, how much. */
@@ -65,7 +67,7 @@ final class MembershipSteps {
      * @param pending     where a removal notes the host to stop, until the stop is done
      * @param clientUrlOf the client URL of every member by name, leaving ones included
      */
-    static List<Step> steps(MembershipPlan plan, List<String> after, Map<String, Joiner> joiners,
+    static List<Step> steps(MembershipPlan plan, List<Step> after, Map<String, Joiner> joiners,
                             Map<String, RemovedHost> removed, PendingStops pending, Health.Access access,
                             Map<String, String> clientUrlOf, Duration healthTimeout) {
         List<Step> steps = new ArrayList<>();
@@ -75,13 +77,15 @@ final class MembershipSteps {
                 leaving.add(r.member().name());
             }
         });
-        List<String> previous = new ArrayList<>(after);
+        List<Step> previous = new ArrayList<>(after);
+        Map<String, String> addStepOf = new java.util.HashMap<>();
         int n = 0;
         for (Change change : plan.changes()) {
             n++;
             Step step;
             if (change instanceof Change.AddLearner add) {
                 String peerUrl = add.member().peerUrl();
+                addStepOf.put(add.member().name(), "cluster/" + n + "-add-" + add.member().name());
                 step = Step.cluster("membership", n + "-add-" + add.member().name()).kind(ChangeKind.CREATE)
                         .summary("add " + add.member().name() + " as a learner").reason(peerUrl)
                         .after(previous).does(ctx -> {
@@ -89,6 +93,7 @@ final class MembershipSteps {
                                 boolean there = etcd.members().stream().anyMatch(m -> m.peerUrls().contains(peerUrl));
                                 ClusterMember added = etcd.addLearner(peerUrl, RECONFIGURE_WITHIN);
                                 ctx.note("member id " + added.id());
+                                ctx.output(MEMBER_ID, added.id());
                                 return there ? Outcome.OK : Outcome.CHANGED;
                             }
                         });
@@ -96,7 +101,7 @@ final class MembershipSteps {
                 String name = start.member().name();
                 Joiner joiner = joiners.getOrDefault(name, new Joiner(name, Optional.empty(), Optional.empty()));
                 String host = joiner.host();
-                List<String> waitFor = new ArrayList<>(previous);
+                List<Step> waitFor = new ArrayList<>(previous);
                 joiner.prepared().ifPresent(waitFor::add);
                 if (joiner.moveAside().isPresent()) {
                     // Here, not with the host's preparation: the member whose data it may be (a
@@ -107,10 +112,10 @@ final class MembershipSteps {
                             .summary("stop etcd, move old data in " + old.dataDir() + " aside")
                             .reason(old.why() + "; " + name + " joins afresh")
                             .observed(Long.toString(old.bytes()))
-                            .after(List.copyOf(waitFor))
+                            .after(waitFor)
                             .does(ctx -> moveAside(ctx, access, clientUrlOf, host, peerUrl, old.dataDir()));
                     steps.add(aside);
-                    waitFor = new ArrayList<>(List.of(aside.id()));
+                    waitFor = new ArrayList<>(List.of(aside));
                 }
                 step = Step.on(host, "service", "join").kind(ChangeKind.ACTION)
                         .summary("start etcd, joining the running cluster").reason("initial-cluster-state existing")
@@ -120,7 +125,8 @@ final class MembershipSteps {
                 String peerUrl = promote.member().peerUrl();
                 step = Step.cluster("membership", n + "-promote-" + name).kind(ChangeKind.UPDATE)
                         .summary("promote " + name + " to a voting member").reason("once its log has caught up with the leader's")
-                        .after(previous).does(ctx -> promote(ctx, access, clientUrlOf, name, peerUrl));
+                        .after(previous).does(ctx -> promote(ctx, access, clientUrlOf, name, peerUrl,
+                                Optional.ofNullable(addStepOf.get(name)).flatMap(add -> ctx.outputOf(add, MEMBER_ID))));
             } else if (change instanceof Change.HandOffLeadership handOff) {
                 String from = handOff.from().name();
                 step = Step.cluster("membership", n + "-hand-off-" + from).kind(ChangeKind.ACTION)
@@ -136,8 +142,8 @@ final class MembershipSteps {
                 if (where instanceof RemovedHost.LeftSpec left) {
                     // Beside the changes that follow, not before them: they need nothing from this host.
                     steps.add(step);
-                    previous = List.of(step.id());
-                    step = stopRemoved(name, left, List.of(step.id()), pending);
+                    previous = List.of(step);
+                    step = stopRemoved(name, left, List.of(step), pending);
                     steps.add(step);
                     continue;
                 }
@@ -145,7 +151,7 @@ final class MembershipSteps {
                 throw new IllegalStateException("unknown change " + change);
             }
             steps.add(step);
-            previous = List.of(step.id());
+            previous = List.of(step);
         }
         return steps;
     }
@@ -154,7 +160,7 @@ final class MembershipSteps {
      * The removed member's etcd has exited by itself (or is about to); its unit would start it
      * again, on failure and at boot, against data that etcd refuses. Stopped and disabled, data kept.
      */
-    static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<String> after, PendingStops pending) {
+    static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<Step> after, PendingStops pending) {
         String host = left.host();
         return Step.on(host, "service", "stop-removed").kind(ChangeKind.ACTION)
                 .summary("stop and disable etcd (its data in " + left.dataDir() + " stays)")
@@ -180,10 +186,14 @@ final class MembershipSteps {
                 });
     }
 
+    /**
+     * @param added the id the add step of this apply reported; empty when the learner was added by
+     *              an earlier, interrupted apply, and then found by its peer URL
+     */
     private static Outcome promote(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name,
-                                   String peerUrl) {
+                                   String peerUrl, Optional<String> added) {
         try (MembershipChanges etcd = connect(access, clientUrlOf)) {
-            String id = etcd.members().stream().filter(m -> m.peerUrls().contains(peerUrl)).findFirst()
+            String id = added.isPresent() ? added.get() : etcd.members().stream().filter(m -> m.peerUrls().contains(peerUrl)).findFirst()
                     .orElseThrow(() -> new EtcdAdminException(name + " (" + peerUrl + ") is not a member: the add step"
                             + " before this one did not happen; apply again")).id();
             Promotion outcome = etcd.promoteWhenInSync(id, PROMOTE_WITHIN);

@@ -46,18 +46,25 @@ public final class HostSetup {
      * path, mode, owner, group.
      */
     private static final String SCRIPT = "set -eu\n"
-            + "home=$1; shift\n"
-            + "getent group " + EtcdLayout.USER + " >/dev/null || groupadd --system " + EtcdLayout.USER + "\n"
-            + "id -u " + EtcdLayout.USER + " >/dev/null 2>&1 || useradd --system --gid " + EtcdLayout.USER
-            + " --home-dir \"$home\" --no-create-home --shell /usr/sbin/nologin " + EtcdLayout.USER + "\n"
+            + "home=$1; shift; c=\n"
+            + "getent group " + EtcdLayout.USER + " >/dev/null || { groupadd --system " + EtcdLayout.USER + "; c=1; }\n"
+            + "id -u " + EtcdLayout.USER + " >/dev/null 2>&1 || { useradd --system --gid " + EtcdLayout.USER
+            + " --home-dir \"$home\" --no-create-home --shell /usr/sbin/nologin " + EtcdLayout.USER + "; c=1; }\n"
             + "while [ \"$#\" -ge 4 ]; do\n"
             + "  d=$1 mode=$2 owner=$3 group=$4; shift 4\n"
-            + "  mkdir -p -- \"$d\"\n"
-            + "  chown -- \"$owner:$group\" \"$d\"\n"
-            + "  chmod -- \"$mode\" \"$d\"\n"
-            + "done\n";
+            + "  if [ \"$(stat -c '%a %U %G' -- \"$d\" 2>/dev/null)\" != \"$mode $owner $group\" ]; then\n"
+            + "    mkdir -p -- \"$d\"\n"
+            + "    chown -- \"$owner:$group\" \"$d\"\n"
+            + "    chmod -- \"$mode\" \"$d\"\n"
+            + "    c=1\n"
+            + "  fi\n"
+            + "done\n"
+            + "[ -z \"$c\" ] || echo changed\n";
 
-    /** Creates the user and group if missing, and every directory with its mode and owner. */
+    /**
+     * Creates the user and group if missing, and every directory with its mode and owner; prints
+     * "changed" when it had anything to do.
+     */
     public static RemoteCommand command(EtcdLayout layout) {
         List<String> args = new ArrayList<>();
         args.add(layout.dataDir());

@@ -21,7 +21,7 @@ import java.util.Optional;
  */
 public final class Health {
     /** What one attempt may take, connecting included. */
-    static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
+    public static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration PAUSE = Duration.ofSeconds(1);
     private static final Duration NOTE_EVERY = Duration.ofSeconds(10);
 

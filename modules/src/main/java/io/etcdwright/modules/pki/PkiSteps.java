@@ -47,7 +47,7 @@ public final class PkiSteps {
     }
 
     /** A step issuing client certificates (admin, kube-apiserver) that are missing or due. */
-    public static Optional<Step> clientStep(ClusterPki pki, List<String> after) {
+    public static Optional<Step> clientStep(ClusterPki pki, List<Step> after) {
         List<String> reasons = new ArrayList<>();
         for (String role : List.of(HostCertificates.ADMIN, HostCertificates.APISERVER)) {
             if (pki.verdict(pki.clientPair(role), pki.clientRequest(role)) instanceof CertificateVerdict.Reissue r) {
@@ -103,11 +103,17 @@ public final class PkiSteps {
                 .observed(digestOf(hostFiles)));
     }
 
-    /** Issues what is due locally, then copies every file whose host copy differs. */
+    /**
+     * Issues what is due locally, then makes every file on the host match its issued copy; CHANGED
+     * only when something was issued or written. Files the facts showed right are not sent again;
+     * the others are compared on the host before they are replaced (an apply may resume after an
+     * interruption that already copied them).
+     */
     public static Outcome apply(HostSession session, ClusterPki pki, ClusterPki.MemberIdentity member,
                                 Map<String, FileState> hostFiles) {
+        boolean changed = false;
         for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
-            pki.ensure(pki.memberPair(member, role), pki.memberRequest(member, role));
+            changed |= pki.ensure(pki.memberPair(member, role), pki.memberRequest(member, role));
         }
         for (Placement p : placements(pki, member)) {
             FileState have = hostFiles.getOrDefault(p.remotePath(), FileState.missing(p.remotePath()));
@@ -115,9 +121,9 @@ public final class PkiSteps {
             if (have.hasContent(content) && have.hasAttributes(p.mode(), p.owner(), p.group())) {
                 continue;
             }
-            session.upload(content, new RemoteFile(p.remotePath(), p.mode(), p.owner(), p.group()));
+            changed |= session.sync(content, new RemoteFile(p.remotePath(), p.mode(), p.owner(), p.group()));
         }
-        return Outcome.CHANGED;
+        return changed ? Outcome.CHANGED : Outcome.OK;
     }
 
     static List<Placement> placements(ClusterPki pki, ClusterPki.MemberIdentity member) {

@@ -18,21 +18,24 @@ public final class ServiceSteps {
     private ServiceSteps() {
     }
 
-    public static Outcome writeUnit(HostSession session, String unitText, boolean unitDiffers) {
-        if (unitDiffers) {
-            session.upload(unitText.getBytes(StandardCharsets.UTF_8), RemoteFile.rootOwned(EtcdLayout.UNIT_FILE, "0644"));
-        }
-        session.run(ENABLE).orThrow(session.target().name());
-        return Outcome.CHANGED;
+    /**
+     * Writes the unit if it differs, has systemd load it if it is not loaded as written, and
+     * enables it; CHANGED only when any of that had to be done.
+     */
+    public static Outcome writeUnit(HostSession session, String unitText) {
+        boolean written = session.sync(unitText.getBytes(StandardCharsets.UTF_8), RemoteFile.rootOwned(EtcdLayout.UNIT_FILE, "0644"));
+        String said = session.run(loadAndEnable(written)).orThrow(session.target().name()).stdout();
+        return written || said.contains("changed") ? Outcome.CHANGED : Outcome.OK;
     }
 
     /**
      * Starts without waiting: a bootstrapping member reports ready only once a quorum of its
-     * peers is up, so the members must be started side by side and waited for together.
+     * peers is up, so the members must be started side by side and waited for together. OK when
+     * it runs already (an earlier, interrupted apply started it).
      */
     public static Outcome start(HostSession session) {
-        session.run(START).orThrow(session.target().name());
-        return Outcome.CHANGED;
+        String said = session.run(START).orThrow(session.target().name()).stdout().strip();
+        return said.equals(ALREADY_RUNNING) ? Outcome.OK : Outcome.CHANGED;
     }
 
     /**
@@ -74,28 +77,36 @@ public final class ServiceSteps {
     }
 
     /**
-     * Restarts one member of a running cluster, but only while every other member is healthy:
-     * restarting a member while another is down can leave the cluster below quorum.
+     * Restarts etcd and waits until systemd reports it started (etcd notifies once it serves).
+     * Whether that is safe (every other member healthy) is the step's precondition, checked before.
      */
-    public static Outcome restart(StepContext context, HostSession session, Health.Access access, String self,
-                                  List<String> otherClientUrls, int memberCount) {
-        if (!otherClientUrls.isEmpty()) {
-            Health.require(access, otherClientUrls, "not restarting " + self + ": not every other member is healthy, and with "
-                    + memberCount + " members a restart now could lose quorum.");
-        } else if (memberCount == 1) {
-            context.note("single-member cluster: unavailable for the few seconds of the restart");
-        }
-        session.run(RESTART, Duration.ofMinutes(3)).orThrow(session.target().name());
+    public static Outcome restart(HostSession session, Duration timeout) {
+        session.run(RESTART, timeout).orThrow(session.target().name());
         return Outcome.CHANGED;
     }
 
-    static final RemoteCommand ENABLE = RemoteCommand.script(
-            "systemctl daemon-reload && systemctl enable \"$1\" 2>&1", EtcdLayout.UNIT);
-    /** A unit that failed before starts again only once its failed state is reset. */
-    static final RemoteCommand START = RemoteCommand.script(
-            "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"", EtcdLayout.UNIT);
-    static final RemoteCommand RESTART = RemoteCommand.exec("systemctl", "restart", EtcdLayout.UNIT);
+    /** $1 the unit, $2 "reload" (the unit was just written) or "if-needed"; prints "changed" when it did anything. */
+    private static final String LOAD_AND_ENABLE_CODE = """
+            c=
+            if [ "$2" = reload ] || [ "$(systemctl show -p NeedDaemonReload --value "$1")" = yes ]; then
+              systemctl daemon-reload || exit; c=1
+            fi
+            if [ "$(systemctl is-enabled "$1" 2>/dev/null)" != enabled ]; then
+              out=$(systemctl enable "$1" 2>&1) || { echo "$out" >&2; exit 1; }; c=1
+            fi
+            [ -z "$c" ] || echo changed
+            """;
+
+    static RemoteCommand loadAndEnable(boolean justWritten) {
+        return RemoteCommand.script(LOAD_AND_ENABLE_CODE, EtcdLayout.UNIT, justWritten ? "reload" : "if-needed");
+    }
+
     static final String ALREADY_RUNNING = "already running";
+    /** A unit that failed before starts again only once its failed state is reset. */
+    private static final String START_CODE = "if systemctl is-active --quiet \"$1\"; then echo '" + ALREADY_RUNNING
+            + "'; exit 0; fi\n" + "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"";
+    static final RemoteCommand START = RemoteCommand.script(START_CODE, EtcdLayout.UNIT);
+    static final RemoteCommand RESTART = RemoteCommand.exec("systemctl", "restart", EtcdLayout.UNIT);
     static final String NOT_RUNNING = "not running";
     private static final String START_AND_WAIT_CODE = "if systemctl is-active --quiet \"$1\"; then echo '"
             + ALREADY_RUNNING + "'; exit 0; fi\n" + "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start \"$1\"";

@@ -38,12 +38,20 @@ public final class TeardownPlanner {
         return new RemoteCommand.Exec(argv);
     }
 
-    public static Plan plan(String clusterName, Map<String, EtcdHostFacts> facts, EtcdLayout layout, boolean wipeData) {
+    public static Plan plan(String clusterName, Map<String, EtcdHostFacts> facts, Map<String, String> unreachable,
+                            EtcdLayout layout, boolean wipeData) {
+        if (!unreachable.isEmpty()) {
+            List<io.etcdwright.engine.plan.Refusal> refusals = new ArrayList<>();
+            unreachable.forEach((host, why) -> refusals.add(new io.etcdwright.engine.plan.Refusal("unreachable-host", host,
+                    "unreachable (" + why + "); a teardown without it would leave its etcd running, still a member",
+                    "bring the host back (power, network, sshd) and destroy again")));
+            return Plan.refused(clusterName, refusals, List.of());
+        }
         List<Step> steps = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         for (EtcdHostFacts f : facts.values()) {
             String host = f.host();
-            List<String> after = new ArrayList<>();
+            List<Step> after = new ArrayList<>();
             boolean unitPresent = f.file(EtcdLayout.UNIT_FILE).exists() || f.service().running() || f.service().enabled();
             if (unitPresent) {
                 Step stop = Step.on(host, "teardown", "service").kind(ChangeKind.DELETE)
@@ -55,7 +63,7 @@ public final class TeardownPlanner {
                             return Outcome.CHANGED;
                         });
                 steps.add(stop);
-                after.add(stop.id());
+                after.add(stop);
             }
             boolean configPresent = f.setup().dirs().containsKey(EtcdLayout.CONFIG_DIR);
             if (configPresent) {

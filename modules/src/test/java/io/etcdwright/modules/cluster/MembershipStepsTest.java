@@ -27,6 +27,14 @@ class MembershipStepsTest {
         return "https://10.0.0." + i + ":2380";
     }
 
+    /** What the first change waits for, as the converge planner gives it: the CA's step. */
+    static final Step CA = Step.cluster("pki", "ca").does(ctx -> io.etcdwright.engine.plan.Outcome.CHANGED);
+
+    /** A joiner host's last preparation step. */
+    static Step unitOf(String host) {
+        return Step.on(host, "service", "unit").does(ctx -> io.etcdwright.engine.plan.Outcome.CHANGED);
+    }
+
     static List<Step> steps(List<Current> now, List<Desired> wanted, Map<String, MembershipSteps.Joiner> joiners) {
         return steps(now, wanted, joiners, Map.of());
     }
@@ -35,7 +43,7 @@ class MembershipStepsTest {
                             Map<String, RemovedHost> removed) {
         MembershipPlan plan = MembershipPlan.plan(now, wanted, "3.5.16");
         assertEquals(List.of(), plan.refusals());
-        return MembershipSteps.steps(plan, List.of("ca"), joiners, removed, new PendingStops(Path.of("removed-hosts")), ACCESS,
+        return MembershipSteps.steps(plan, List.of(CA), joiners, removed, new PendingStops(Path.of("removed-hosts")), ACCESS,
                 Map.of(), Duration.ofMinutes(1));
     }
 
@@ -117,7 +125,7 @@ class MembershipStepsTest {
                 new Current("a2", "h2", url(2), false, true, false), new Current("a3", "h3", url(3), false, true, true));
         MembershipSteps.OldData old = new MembershipSteps.OldData("/var/lib/etcd", "it holds data of member a3", 4096);
         Map<String, MembershipSteps.Joiner> joiners = Map.of("h3b",
-                new MembershipSteps.Joiner("node-3", Optional.of("node-3/unit"), Optional.of(old)));
+                new MembershipSteps.Joiner("node-3", Optional.of(unitOf("node-3")), Optional.of(old)));
         List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2)), new Desired("h3b", url(3))), joiners);
         assertEquals(List.of("cluster/1-hand-off-h3", "cluster/2-remove-h3", "cluster/3-add-h3b", "node-3/move-aside",
                 "node-3/join", "cluster/5-promote-h3b"), ids(steps));
@@ -132,7 +140,7 @@ class MembershipStepsTest {
     void aJoinerWithoutOldDataIsStartedOnItsInventoryHostAfterItsPreparation() {
         List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, true));
         Map<String, MembershipSteps.Joiner> joiners = Map.of("h2",
-                new MembershipSteps.Joiner("node-2", Optional.of("node-2/unit"), Optional.empty()));
+                new MembershipSteps.Joiner("node-2", Optional.of(unitOf("node-2")), Optional.empty()));
         List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2))), joiners);
         assertEquals(List.of("cluster/1-add-h2", "node-2/join", "cluster/3-promote-h2"), ids(steps));
         assertEquals(List.of("cluster/1-add-h2", "node-2/unit"), steps.get(1).after());

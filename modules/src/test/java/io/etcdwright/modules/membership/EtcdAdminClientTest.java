@@ -159,6 +159,16 @@ class EtcdAdminClientTest {
         public void note(String message) {
             notes.add(message);
         }
+
+        @Override
+        public void output(String key, String value) {
+            throw new UnsupportedOperationException("health produces no output");
+        }
+
+        @Override
+        public java.util.Optional<String> outputOf(String stepId, String key) {
+            return java.util.Optional.empty();
+        }
     }
 
     @Test

@@ -16,7 +16,8 @@ class ServiceCommandsTest {
     @Test
     void theUnitNameIsTheOnlyArgumentAndArrivesWhole(@TempDir Path dir) throws Exception {
         LocalHost host = new LocalHost(dir);
-        host.assertArrivesLiterally(ServiceSteps.ENABLE, List.of(EtcdLayout.UNIT));
+        host.assertArrivesLiterally(ServiceSteps.loadAndEnable(true), List.of(EtcdLayout.UNIT, "reload"));
+        host.assertArrivesLiterally(ServiceSteps.loadAndEnable(false), List.of(EtcdLayout.UNIT, "if-needed"));
         host.assertArrivesLiterally(ServiceSteps.START, List.of(EtcdLayout.UNIT));
         host.assertArrivesLiterally(ServiceSteps.RESTART, List.of("restart", EtcdLayout.UNIT));
         assertEquals("systemctl restart etcd.service", ServiceSteps.RESTART.wire(false));

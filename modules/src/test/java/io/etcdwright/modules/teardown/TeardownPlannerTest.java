@@ -29,11 +29,11 @@ class TeardownPlannerTest {
 
     @Test
     void dataIsKeptWithoutTheFlagAndWipedOnlyThroughTheGuardWithIt() {
-        Plan kept = TeardownPlanner.plan("c", Map.of("h1", withData("h1")), EtcdLayout.DEFAULT, false);
+        Plan kept = TeardownPlanner.plan("c", Map.of("h1", withData("h1")), Map.of(), EtcdLayout.DEFAULT, false);
         assertTrue(kept.steps().isEmpty());
         assertTrue(kept.warnings().get(0).contains("pass --wipe-data"), kept.warnings().toString());
 
-        Plan wiped = TeardownPlanner.plan("c", Map.of("h1", withData("h1")), EtcdLayout.DEFAULT, true);
+        Plan wiped = TeardownPlanner.plan("c", Map.of("h1", withData("h1")), Map.of(), EtcdLayout.DEFAULT, true);
         Step data = wiped.steps().get(0);
         assertEquals("DELETE data dir /var/lib/etcd", data.summary());
         assertTrue(wiped.warnings().isEmpty(), wiped.warnings().toString());
@@ -41,7 +41,7 @@ class TeardownPlannerTest {
 
     @Test
     void aSystemDirectoryAsDataDirIsFlaggedWhenPlanning() {
-        Plan plan = TeardownPlanner.plan("c", Map.of("h1", withData("h1")), new EtcdLayout("/usr", 2379, 2380), true);
+        Plan plan = TeardownPlanner.plan("c", Map.of("h1", withData("h1")), Map.of(), new EtcdLayout("/usr", 2379, 2380), true);
         assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("h1: data dir /usr will not be deleted: /usr is a system directory")),
                 plan.warnings().toString());
     }

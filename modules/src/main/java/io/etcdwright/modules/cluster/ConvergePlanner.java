@@ -1,0 +1,372 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.plan.ChangeKind;
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.ClusterSpec;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.MemberContext;
+import io.etcdwright.modules.MemberModule;
+import io.etcdwright.modules.backup.SafetySnapshot;
+import io.etcdwright.modules.config.ConfigFileModule;
+import io.etcdwright.modules.config.EtcdConfigFile;
+import io.etcdwright.modules.config.HostSetupModule;
+import io.etcdwright.modules.install.InstallModule;
+import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.pki.CertificatesModule;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.PkiSteps;
+import io.etcdwright.modules.service.ServiceSteps;
+import io.etcdwright.modules.service.UnitModule;
+import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.upgrade.VersionChange;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The converge planner: from desired state and facts to the plan that creates a cluster or brings
+ * it back to the spec (repairs, config and certificate changes, patch and one-minor version
+ * changes, membership changes). It reads as the order of the work:
+ * <ol>
+ * <li>refusals first: every reason nothing can be done safely, all at once;</li>
+ * <li>the workstation's PKI, then each host prepared by the modules in a chain (host setup,
+ *     install, certificates, config, unit), hosts side by side;</li>
+ * <li>stopped members started side by side, then every member awaited healthy;</li>
+ * <li>a verified snapshot before a risky change (membership, minor upgrade);</li>
+ * <li>running members that must pick up a change restarted one at a time ({@link RollingRestart});</li>
+ * <li>membership changes ({@link MembershipChangePlanner});</li>
+ * <li>for a minor upgrade, the cluster version awaited.</li>
+ * </ol>
+ */
+public final class ConvergePlanner {
+    /**
+     * Everything a plan is computed from.
+     *
+     * @param facts        each reachable member host's facts
+     * @param unreachable  member hosts whose facts could not be gathered, with why
+     * @param cluster      the cluster's own member list and health, when a member answered
+     * @param snapshotDir  where a verified snapshot is taken before a membership change or a minor
+     *                     upgrade; empty when the operator said --no-snapshot
+     * @param pendingStops removed members' hosts whose etcd is still to be stopped (an interrupted apply)
+     */
+    public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                         Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
+                         Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
+                         Timeouts timeouts) {
+        public Inputs {
+            facts = Map.copyOf(facts);
+            unreachable = Map.copyOf(unreachable);
+        }
+    }
+
+    /**
+     * How long steps wait, from flags: {@code ready} for health and cluster-version waits,
+     * {@code restart} for systemd to report a (re)started etcd.
+     */
+    public record Timeouts(Duration ready, Duration restart) {
+        public static final Timeouts DEFAULT = new Timeouts(Duration.ofMinutes(2), Duration.ofMinutes(3));
+    }
+
+    /** What the steps of one plan share when they run: who the members are and how to reach them. */
+    record Context(List<Member> members, EtcdLayout layout, Health.Access access, List<String> clientUrls, Timeouts timeouts) {
+    }
+
+    private final Inputs in;
+    private final ClusterSpec spec;
+    private final Context context;
+    private final List<Step> steps = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
+
+    private ConvergePlanner(Inputs in) {
+        this.in = in;
+        this.spec = in.desired().spec();
+        this.context = new Context(in.desired().members(), in.layout(), Endpoints.healthAccess(in.pki()),
+                Endpoints.clientUrls(in.desired().members(), in.layout()), in.timeouts());
+        in.desired().warnings().forEach(w -> warnings.add(w.toString()));
+    }
+
+    public static Plan plan(Inputs in) {
+        return new ConvergePlanner(in).plan();
+    }
+
+    private Plan plan() {
+        List<Refusal> refusals = new ArrayList<>();
+        unreachableHosts(refusals);
+        if (!refusals.isEmpty()) {
+            return Plan.refused(spec.name(), refusals, warnings); // without their facts, nothing else can be judged
+        }
+        Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
+        VersionChange version = versionChange(refusals);
+        if (!refusals.isEmpty()) {
+            return Plan.refused(spec.name(), refusals, warnings);
+        }
+        membership.ifPresent(m -> warnings.addAll(m.warnings()));
+        warnings.addAll(version.warnings());
+        Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::initialClusterOfEachJoiner)
+                .orElse(Map.of());
+
+        List<Step> pki = workstationPki();
+        Map<String, Prepared> prepared = prepareHosts(pki, joiners);
+        List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
+        boolean risky = membership.isPresent() || version instanceof VersionChange.MinorUpgrade;
+        if (risky) {
+            last = snapshot(version, last, pki).map(List::of).orElse(last);
+        }
+        last = restartChanged(prepared, joiners, concat(last, pki));
+        if (membership.isPresent()) {
+            Map<String, Step> lastOf = new LinkedHashMap<>();
+            prepared.forEach((host, p) -> p.last().ifPresent(s -> lastOf.put(host, s)));
+            List<Step> changes = membership.get().steps(concat(last, pki), lastOf, context);
+            steps.addAll(changes);
+            last = List.of(changes.get(changes.size() - 1));
+        }
+        steps.addAll(unfinishedStops());
+        if (version instanceof VersionChange.MinorUpgrade upgrade && !last.isEmpty()) {
+            awaitClusterVersion(upgrade, last);
+        }
+        return new Plan(spec.name(), steps, List.of(), warnings);
+    }
+
+    private void unreachableHosts(List<Refusal> refusals) {
+        for (Member m : in.desired().members()) {
+            String host = m.host().name();
+            if (in.unreachable().containsKey(host) || !in.facts().containsKey(host)) {
+                refusals.add(new Refusal("unreachable-host", host,
+                        "unreachable (" + in.unreachable().getOrDefault(host, "no facts gathered") + "); a plan made without"
+                                + " its facts could be wrong",
+                        "bring the host back (power, network, sshd; 'etcdwright facts' shows what is reached), or, if it is"
+                                + " gone for good, give member " + m.name() + " a new host in the inventory and plan again"));
+            }
+        }
+    }
+
+    /** The CA and the client certificates, made on the workstation before anything needs them. */
+    private List<Step> workstationPki() {
+        List<Step> pki = new ArrayList<>();
+        PkiSteps.caStep(in.pki()).ifPresent(pki::add);
+        PkiSteps.clientStep(in.pki(), List.copyOf(pki)).ifPresent(pki::add);
+        steps.addAll(pki);
+        return pki;
+    }
+
+    /**
+     * One host's preparation: its last step (what starting or restarting it waits for) and why a
+     * running etcd must restart to pick the changes up.
+     */
+    private record Prepared(Optional<Step> last, List<String> restartCauses) {
+    }
+
+    /** Each member's host, brought to the spec by the modules in order, each step after the one before. */
+    private Map<String, Prepared> prepareHosts(List<Step> pki, Map<String, List<EtcdConfigFile.Peer>> joiners) {
+        List<MemberModule> modules = List.of(new HostSetupModule(), new InstallModule(in.releases()),
+                new CertificatesModule(in.pki(), pki), new ConfigFileModule(), new UnitModule());
+        String token = existingToken().orElseGet(() -> spec.name() + "-" + randomHex());
+        List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
+                .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
+        Map<String, Prepared> prepared = new LinkedHashMap<>();
+        for (Member m : in.desired().members()) {
+            EtcdHostFacts facts = in.facts().get(m.host().name());
+            boolean joining = joiners.containsKey(m.name());
+            MemberContext member = new MemberContext(m, facts, spec, in.layout(),
+                    new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token));
+            Optional<Step> last = Optional.empty();
+            List<String> causes = new ArrayList<>();
+            for (MemberModule module : modules) {
+                Optional<MemberModule.Change> change = module.plan(member);
+                if (change.isPresent()) {
+                    Step.Builder builder = change.get().step();
+                    last.ifPresent(builder::after);
+                    Step step = builder.does(change.get().operation());
+                    steps.add(step);
+                    last = Optional.of(step);
+                    change.get().restartCause().ifPresent(causes::add);
+                }
+            }
+            if (causes.isEmpty() && facts.service().running()) {
+                causes.addAll(RestartPending.causes(facts));
+            }
+            prepared.put(m.host().name(), new Prepared(last, causes));
+        }
+        return prepared;
+    }
+
+    /**
+     * Members that do not run are started side by side (joiners excepted: their join step starts
+     * them), then all are awaited healthy: bootstrapping members report ready only together.
+     */
+    private Optional<Step> startStopped(Map<String, Prepared> prepared, Map<String, List<EtcdConfigFile.Peer>> joiners,
+                                        List<Step> pki) {
+        List<Step> starts = new ArrayList<>();
+        for (Member m : in.desired().members()) {
+            String host = m.host().name();
+            EtcdHostFacts f = in.facts().get(host);
+            if (joiners.containsKey(m.name()) || f.service().running()) {
+                continue;
+            }
+            Step.Builder start = Step.on(host, "service", "start").kind(ChangeKind.ACTION).summary("start etcd")
+                    .reason(f.service().activeState().equals("failed") ? "failed" : "not running")
+                    .observed(f.service().activeState());
+            prepared.get(host).last().ifPresent(start::after);
+            Step step = start.does(ctx -> ServiceSteps.start(ctx.session()));
+            steps.add(step);
+            starts.add(step);
+        }
+        if (starts.isEmpty()) {
+            return Optional.empty();
+        }
+        int n = in.desired().members().size();
+        boolean bootstrap = in.desired().members().stream().noneMatch(m -> in.facts().get(m.host().name()).service().running());
+        Step healthy = Step.cluster("membership", "healthy").kind(ChangeKind.ACTION)
+                .summary(bootstrap ? "bootstrap cluster " + spec.name() + ": wait for all " + n + " members healthy"
+                        : "wait for all " + n + " members healthy")
+                .reason(starts.size() + " member" + (starts.size() == 1 ? "" : "s") + " started")
+                .after(concat(starts, pki))
+                .readyWhen(new ClusterConditions.AllHealthy(context.access(), context.clientUrls(), in.timeouts().ready()))
+                .does(ctx -> Outcome.OK);
+        steps.add(healthy);
+        return Optional.of(healthy);
+    }
+
+    /** A verified snapshot before a change that cannot simply be undone; a warning when the operator declined it. */
+    private Optional<Step> snapshot(VersionChange version, List<Step> after, List<Step> pki) {
+        if (in.snapshotDir().isEmpty()) {
+            warnings.add("no snapshot before this change (--no-snapshot): if it goes wrong, only an older backup can bring the"
+                    + " cluster back");
+            return Optional.empty();
+        }
+        Path dir = in.snapshotDir().get();
+        String label = version instanceof VersionChange.MinorUpgrade ? "before-minor-upgrade" : "before-membership-change";
+        Health.Access access = context.access();
+        List<String> clientUrls = context.clientUrls();
+        Step snapshot = Step.cluster("backup", "snapshot").kind(ChangeKind.ACTION)
+                .summary("snapshot the cluster to " + dir).reason(label.replace('-', ' ') + "; verified against its sha256")
+                .after(concat(after, pki))
+                .does(ctx -> {
+                    SafetySnapshot.Saved saved = SafetySnapshot.take(access, clientUrls, dir, label, Duration.ofSeconds(30));
+                    ctx.note(saved.file() + ": " + saved.bytes() + " bytes, sha256 " + saved.sha256());
+                    return Outcome.CHANGED;
+                });
+        steps.add(snapshot);
+        return Optional.of(snapshot);
+    }
+
+    /** Running members whose binary, certificates, config or unit changed, restarted one at a time. */
+    private List<Step> restartChanged(Map<String, Prepared> prepared, Map<String, List<EtcdConfigFile.Peer>> joiners,
+                                      List<Step> after) {
+        List<Member> changed = in.desired().members().stream()
+                .filter(m -> !joiners.containsKey(m.name()))
+                .filter(m -> in.facts().get(m.host().name()).service().running())
+                .filter(m -> !prepared.get(m.host().name()).restartCauses().isEmpty())
+                .toList();
+        if (changed.isEmpty()) {
+            return after;
+        }
+        Map<String, List<String>> causes = new LinkedHashMap<>();
+        Map<String, Step> lastOf = new LinkedHashMap<>();
+        prepared.forEach((host, p) -> {
+            causes.put(host, p.restartCauses());
+            p.last().ifPresent(s -> lastOf.put(host, s));
+        });
+        List<Member> ordered = RollingRestart.order(changed, m -> in.facts().get(m.host().name()).member().status()
+                .map(MemberFacts.LocalStatus::isLeader).orElse(false));
+        List<Step> restarts = RollingRestart.steps(ordered, causes, lastOf, after, context);
+        steps.addAll(restarts);
+        return List.of(restarts.get(restarts.size() - 1));
+    }
+
+    /**
+     * Stops an interrupted apply left undone on removed members' hosts (see {@link PendingStops}):
+     * only with the cluster's member list at hand, which proves the members gone.
+     */
+    private List<Step> unfinishedStops() {
+        if (in.cluster().isEmpty()) {
+            return List.of();
+        }
+        java.util.Set<String> stopping = steps.stream().filter(s -> s.module().equals("service") && s.summary().startsWith("stop and disable"))
+                .flatMap(s -> s.host().stream()).collect(java.util.stream.Collectors.toSet());
+        return RemovedHost.unfinished(in.pendingStops().pending(), in.desired().inventory().hosts().values(),
+                        in.desired().members(), in.cluster().get().members(), stopping, in.layout().dataDir()).stream()
+                .map(u -> MembershipSteps.stopRemoved(u.member(), u.host(), List.of(), in.pendingStops()))
+                .toList();
+    }
+
+    /**
+     * The cluster speaks the new minor only when the leader raises the cluster version, once every
+     * member runs it: until then the upgrade is not done (and can still be rolled back).
+     */
+    private void awaitClusterVersion(VersionChange.MinorUpgrade upgrade, List<Step> after) {
+        String minor = upgrade.to().major() + "." + upgrade.to().minor();
+        steps.add(Step.cluster("membership", "cluster-version").kind(ChangeKind.ACTION)
+                .summary("wait for cluster version " + minor).reason("minor upgrade from " + upgrade.from())
+                .after(after)
+                .readyWhen(new ClusterConditions.ClusterVersionIs(context.access(), context.clientUrls(), minor,
+                        in.timeouts().ready()))
+                .does(ctx -> Outcome.OK));
+    }
+
+    /**
+     * What moving the members to the spec's version means ({@link VersionChange}): patch changes
+     * and one-minor upgrades roll member by member (the restart steps, leader last), a mixed-minor
+     * state after an interrupted upgrade resumes or rolls back; everything else (skipped minors,
+     * minor downgrades, known-bad targets) is refused with the path that works.
+     */
+    private VersionChange versionChange(List<Refusal> refusals) {
+        Version want = Version.parse(spec.etcd().version());
+        List<Version> held = new ArrayList<>();
+        for (Member m : in.desired().members()) {
+            EtcdHostFacts f = in.facts().get(m.host().name());
+            if (!f.member().hasMemberData()) {
+                continue;
+            }
+            f.member().status().map(MemberFacts.LocalStatus::version).filter(v -> !v.isEmpty())
+                    .or(() -> f.install().etcdVersion())
+                    .flatMap(Version::tryParse).ifPresent(held::add);
+        }
+        VersionChange change = VersionChange.of(held, want, VersionCatalogue.builtIn());
+        if (change instanceof VersionChange.Refused refused) {
+            refusals.add(new Refusal("version-change-refused", "cluster " + spec.name(),
+                    "cannot move to etcd " + want + ": " + refused.why(), refused.whatToDo()));
+        }
+        return change;
+    }
+
+    /** Reuse the token the cluster was bootstrapped with; a new token only for a new cluster. */
+    private Optional<String> existingToken() {
+        for (Member m : in.desired().members()) {
+            Optional<String> token = in.facts().get(m.host().name()).file(EtcdLayout.CONFIG_FILE).content()
+                    .flatMap(EtcdConfigFile::tokenIn);
+            if (token.isPresent()) {
+                return token;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String randomHex() {
+        byte[] bytes = new byte[6];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    private static List<Step> concat(List<Step> a, List<Step> b) {
+        List<Step> all = new ArrayList<>(a);
+        b.stream().filter(s -> !all.contains(s)).forEach(all::add);
+        return all;
+    }
+}

@@ -1,0 +1,31 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.HostCertificates;
+
+import java.util.List;
+
+/** How the workstation reaches the members: their client URLs and the admin certificate. */
+public final class Endpoints {
+    private Endpoints() {
+    }
+
+    /** The workstation's admin certificate and the cluster's CA: how apply asks etcd about health. */
+    public static Health.Access healthAccess(ClusterPki pki) {
+        ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+        return new Health.Access(pki.caCertFile(), admin.cert(), admin.key());
+    }
+
+    /** The client URLs of the members, in their order: what etcdctl and kube-apiserver are given. */
+    public static List<String> clientUrls(List<Member> members, EtcdLayout layout) {
+        return members.stream().map(m -> clientUrl(m, layout)).toList();
+    }
+
+    public static String clientUrl(Member m, EtcdLayout layout) {
+        String host = m.address().contains(":") ? "[" + m.address() + "]" : m.address();
+        return "https://" + host + ":" + layout.clientPort();
+    }
+}

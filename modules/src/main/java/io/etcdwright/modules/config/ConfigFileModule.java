@@ -1,0 +1,53 @@
+package io.etcdwright.modules.config;
+
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.engine.plan.ChangeKind;
+import io.etcdwright.engine.plan.FileDiff;
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.ssh.RemoteFile;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.MemberContext;
+import io.etcdwright.modules.MemberModule;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/** etcd's config file: the member's identity, URLs, bootstrap settings and the spec's settings. */
+public final class ConfigFileModule implements MemberModule {
+    private static final RemoteFile FILE = RemoteFile.rootOwned(EtcdLayout.CONFIG_FILE, "0644");
+
+    /** The file as the spec wants it for this member. */
+    public static String desired(MemberContext member) {
+        MemberContext.Bootstrap bootstrap = member.bootstrap();
+        return EtcdConfigFile.render(new EtcdConfigFile.Peer(member.member().name(), member.member().address()),
+                bootstrap.initialCluster(), bootstrap.joining() ? "existing" : "new", bootstrap.token(), member.layout(),
+                member.spec().etcd().ports().metrics().orElse(0), member.spec().etcd().settings());
+    }
+
+    @Override
+    public Optional<Change> plan(MemberContext member) {
+        String want = desired(member);
+        FileState have = member.facts().file(EtcdLayout.CONFIG_FILE);
+        // A member with data ignores the initial-cluster settings (its WAL holds the membership):
+        // a file that differs only there is left as it is, and nothing restarts for it.
+        boolean onlyBootstrapDiffers = !member.bootstrap().joining() && member.facts().member().hasMemberData()
+                && have.content().map(content -> EtcdConfigFile.sameIgnoringBootstrap(content, want)).orElse(false);
+        boolean contentRight = have.hasContent(want) || onlyBootstrapDiffers;
+        boolean attributesRight = have.hasAttributes("644", "root", "root");
+        if (contentRight && attributesRight) {
+            return Optional.empty();
+        }
+        // The bootstrap-only difference is kept as it is on the host when only the mode is fixed.
+        byte[] content = (contentRight ? have.content().orElse(want) : want).getBytes(StandardCharsets.UTF_8);
+        Step.Builder step = Step.on(member.host(), "config", "config-file")
+                .kind(have.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                .summary("write " + EtcdLayout.CONFIG_FILE)
+                .reason(!have.exists() ? "missing" : contentRight ? "mode/owner differ" : "content differs")
+                .observed(have.sha256() + " " + have.mode() + " " + have.owner() + ":" + have.group())
+                .diff(contentRight ? null : new FileDiff(EtcdLayout.CONFIG_FILE, have.content().orElse(""), want));
+        return Optional.of(new Change(step,
+                ctx -> ctx.session().sync(content, FILE) ? Outcome.CHANGED : Outcome.OK,
+                contentRight ? Optional.empty() : Optional.of("config changed")));
+    }
+}

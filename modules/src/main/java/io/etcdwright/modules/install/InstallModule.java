@@ -1,0 +1,36 @@
+package io.etcdwright.modules.install;
+
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.ClusterSpec;
+import io.etcdwright.modules.MemberContext;
+import io.etcdwright.modules.MemberModule;
+
+import java.util.Optional;
+
+/** The spec's etcd release, unpacked in its own directory and made the active one. */
+public final class InstallModule implements MemberModule {
+    private final ReleaseCache releases;
+
+    public InstallModule(ReleaseCache releases) {
+        this.releases = releases;
+    }
+
+    @Override
+    public Optional<Change> plan(MemberContext member) {
+        ClusterSpec spec = member.spec();
+        String version = spec.etcd().version();
+        InstallFacts have = member.facts().install();
+        Optional<Step.Builder> step = InstallSteps.plan(member.host(), have, version);
+        if (step.isEmpty()) {
+            return Optional.empty();
+        }
+        ReleaseArtifact artifact = ReleaseArtifact.of(version, member.facts().system().architecture(),
+                spec.artifacts().urlTemplate(), spec.artifacts().checksumsUrlTemplate(),
+                Optional.ofNullable(spec.artifacts().sha256().get(version)));
+        InstallSteps.Source source = spec.artifacts().source().name().equals("FETCH") ? InstallSteps.Source.FETCH
+                : InstallSteps.Source.PUSH;
+        boolean unpacked = have.hasInstalled(version);
+        return Optional.of(new Change(step.get(), ctx -> InstallSteps.apply(ctx.session(), artifact, source, releases, unpacked),
+                Optional.of("binary changed")));
+    }
+}
