@@ -28,6 +28,9 @@ final class ApplyCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions connection;
 
+    @Mixin
+    WaitOptions waits;
+
     @Option(names = "--yes", description = "Do not ask for confirmation.")
     boolean yes;
 
@@ -61,7 +64,7 @@ final class ApplyCommand implements Callable<Integer> {
             input.spec = specFile;
         }
         try (ClusterRun run = ClusterRun.open(input, connection)) {
-            Plan plan = PlanCommand.make(run, !noSnapshot);
+            Plan plan = PlanCommand.make(run, !noSnapshot, waits.timeouts());
             if (saved != null) {
                 String stale = saved.stalenessAgainst(plan);
                 if (stale != null) {
@@ -70,6 +73,10 @@ final class ApplyCommand implements Callable<Integer> {
                 }
             }
             PlanPrinter.text(plan, false, out);
+            if (plan.isRefused()) {
+                spec.commandLine().getErr().println("Not applied: nothing can be changed safely (see above). Nothing was changed.");
+                return Main.ERROR;
+            }
             if (!plan.hasChanges()) {
                 return Main.OK;
             }
@@ -79,7 +86,7 @@ final class ApplyCommand implements Callable<Integer> {
             }
             out.println();
             Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out)).run(plan);
-            ProgressPrinter.recap(recap, out);
+            ProgressPrinter.recap(recap, run.targets.keySet(), out);
             if (!recap.succeeded()) {
                 spec.commandLine().getErr().println("Apply did not finish: see the failed steps above. "
                         + "Fix the cause and apply again; finished steps are not repeated.");

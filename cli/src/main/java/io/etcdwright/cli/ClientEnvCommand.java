@@ -4,7 +4,7 @@ import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.ssh.ShellQuoting;
-import io.etcdwright.modules.cluster.ClusterPlanner;
+import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
 import picocli.CommandLine.Command;
@@ -52,7 +52,7 @@ final class ClientEnvCommand implements Callable<Integer> {
         }
         Map<String, String> env = new LinkedHashMap<>();
         env.put("ETCDCTL_API", "3");
-        env.put("ETCDCTL_ENDPOINTS", String.join(",", ClusterPlanner.clientUrls(desired.members(), Layouts.of(desired))));
+        env.put("ETCDCTL_ENDPOINTS", String.join(",", Endpoints.clientUrls(desired.members(), Layouts.of(desired))));
         env.put("ETCDCTL_CACERT", pki.caCertFile().toAbsolutePath().toString());
         env.put("ETCDCTL_CERT", admin.cert().toAbsolutePath().toString());
         env.put("ETCDCTL_KEY", admin.key().toAbsolutePath().toString());

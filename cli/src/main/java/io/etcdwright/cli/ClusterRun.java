@@ -56,24 +56,19 @@ final class ClusterRun implements AutoCloseable {
     Facts gather() {
         List<HostReport> reports = new FactGatherer(connections, forks).gather(List.copyOf(targets.values()), probes.all());
         Map<String, EtcdHostFacts> facts = new LinkedHashMap<>();
-        List<String> unreachable = new ArrayList<>();
+        Map<String, String> unreachable = new LinkedHashMap<>();
         for (HostReport r : reports) {
             if (r instanceof HostReport.Reachable ok) {
                 facts.put(ok.host(), EtcdHostFacts.from(ok.facts(), probes));
             } else if (r instanceof HostReport.Unreachable down) {
-                unreachable.add(down.host() + ": " + down.message());
+                unreachable.put(down.host(), down.message());
             }
         }
         return new Facts(facts, unreachable);
     }
 
-    record Facts(Map<String, EtcdHostFacts> byHost, List<String> unreachable) {
-        void requireAllReachable() {
-            if (!unreachable.isEmpty()) {
-                throw new IllegalStateException("cannot plan: " + unreachable.size() + " host(s) unreachable, and a plan made "
-                        + "without their facts could be wrong:\n  " + String.join("\n  ", unreachable));
-            }
-        }
+    /** What was gathered: facts by host, and why each unreachable host could not be asked. */
+    record Facts(Map<String, EtcdHostFacts> byHost, Map<String, String> unreachable) {
     }
 
     ClusterPki pki() {

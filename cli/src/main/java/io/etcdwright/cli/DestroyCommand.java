@@ -35,9 +35,11 @@ final class DestroyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterRun run = ClusterRun.open(input, connection)) {
             ClusterRun.Facts facts = run.gather();
-            facts.requireAllReachable();
-            Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), run.layout, wipeData);
+            Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), facts.unreachable(), run.layout, wipeData);
             PlanPrinter.text(plan, false, out, "Nothing to destroy: no etcd of cluster " + plan.subject() + " is left on its members.");
+            if (plan.isRefused()) {
+                return Main.ERROR;
+            }
             if (!plan.hasChanges()) {
                 return Main.OK;
             }
@@ -47,7 +49,7 @@ final class DestroyCommand implements Callable<Integer> {
                 return Main.ERROR;
             }
             Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(plan);
-            ProgressPrinter.recap(recap, out);
+            ProgressPrinter.recap(recap, run.targets.keySet(), out);
             return recap.succeeded() ? Main.OK : Main.ERROR;
         }
     }

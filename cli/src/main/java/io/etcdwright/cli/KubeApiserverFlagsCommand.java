@@ -3,7 +3,7 @@ package io.etcdwright.cli;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
-import io.etcdwright.modules.cluster.ClusterPlanner;
+import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
 import picocli.CommandLine.Command;
@@ -47,7 +47,7 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         var layout = Layouts.of(desired);
         Map<String, String> flags = new LinkedHashMap<>();
-        flags.put("etcd-servers", String.join(",", ClusterPlanner.clientUrls(desired.members(), layout)));
+        flags.put("etcd-servers", String.join(",", Endpoints.clientUrls(desired.members(), layout)));
         if (workstationPaths) {
             ClusterPki pki = Pkis.of(desired);
             ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);

@@ -1,7 +1,8 @@
 package io.etcdwright.cli;
 
 import io.etcdwright.engine.plan.Plan;
-import io.etcdwright.modules.cluster.ClusterPlanner;
+import io.etcdwright.modules.cluster.ConvergePlanner;
+import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.cluster.PendingStops;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.membership.ClusterStatus;
@@ -30,6 +31,9 @@ final class PlanCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions connection;
 
+    @Mixin
+    WaitOptions waits;
+
     @Option(names = "--out", paramLabel = "PLAN", description = "Save the plan for 'etcdwright apply PLAN'.")
     Path out;
 
@@ -53,7 +57,7 @@ final class PlanCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterRun run = ClusterRun.open(input, connection)) {
-            Plan plan = make(run, !noSnapshot);
+            Plan plan = make(run, !noSnapshot, waits.timeouts());
             if (output == OutputFormat.json) {
                 out.println(PlanPrinter.json(plan));
             } else {
@@ -65,18 +69,20 @@ final class PlanCommand implements Callable<Integer> {
                     out.println("Saved the plan to " + this.out + ". Run: etcdwright apply " + this.out);
                 }
             }
+            if (plan.isRefused()) {
+                return Main.ERROR;
+            }
             return detailedExitcode && plan.hasChanges() ? Main.CHANGES : Main.OK;
         }
     }
 
-    static Plan make(ClusterRun run, boolean snapshot) {
+    static Plan make(ClusterRun run, boolean snapshot, ConvergePlanner.Timeouts timeouts) {
         ClusterRun.Facts facts = run.gather();
-        facts.requireAllReachable();
         ClusterPki pki = run.pki();
         Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(run.desired.spec().name())) : Optional.empty();
-        return ClusterPlanner.plan(new ClusterPlanner.Inputs(run.desired, run.layout, facts.byHost(), pki,
+        return ConvergePlanner.plan(new ConvergePlanner.Inputs(run.desired, run.layout, facts.byHost(), facts.unreachable(), pki,
                 new ReleaseCache(EtcdwrightHome.releaseCache()), clusterView(run, facts, pki), snapshots,
-                new PendingStops(EtcdwrightHome.removedHostsDir(run.desired.spec().name()))));
+                new PendingStops(EtcdwrightHome.removedHostsDir(run.desired.spec().name())), timeouts));
     }
 
     /**
@@ -86,11 +92,11 @@ final class PlanCommand implements Callable<Integer> {
      */
     static Optional<ClusterStatus> clusterView(ClusterRun run, ClusterRun.Facts facts, ClusterPki pki) {
         boolean anyRunning = facts.byHost().values().stream().anyMatch(f -> f.service().running());
-        Health.Access access = ClusterPlanner.healthAccess(pki);
+        Health.Access access = Endpoints.healthAccess(pki);
         if (!anyRunning || !Files.isRegularFile(access.clientCert()) || !Files.isRegularFile(access.clientKey())) {
             return Optional.empty();
         }
-        List<String> endpoints = ClusterPlanner.clientUrls(run.desired.members(), run.layout);
+        List<String> endpoints = Endpoints.clientUrls(run.desired.members(), run.layout);
         try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, access.caCert(), access.clientCert(),
                 access.clientKey(), Duration.ofSeconds(5))) {
             return Optional.of(client.status());

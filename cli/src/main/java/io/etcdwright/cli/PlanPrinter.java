@@ -22,6 +22,15 @@ final class PlanPrinter {
 
     static void text(Plan plan, boolean withDiff, PrintWriter out, String noChanges) {
         plan.warnings().forEach(w -> out.println("warning: " + w));
+        if (plan.isRefused()) {
+            out.println("Cannot plan cluster " + plan.subject() + ": " + plan.refusals().size() + " reason"
+                    + (plan.refusals().size() == 1 ? "" : "s") + ", nothing was planned:");
+            plan.refusals().forEach(r -> {
+                out.println("  - " + r.subject() + ": " + r.what() + ".");
+                out.println("    What to do: " + r.whatToDo() + ".");
+            });
+            return;
+        }
         if (!plan.hasChanges()) {
             out.println(noChanges);
             return;
@@ -33,6 +42,8 @@ final class PlanPrinter {
                 out.println(current + ":");
             }
             out.println("  " + s.line());
+            s.requires().forEach(c -> out.println("      requires: " + c));
+            s.readyWhen().forEach(c -> out.println("      ready when: " + c));
             if (withDiff) {
                 s.diff().ifPresent(d -> printDiff(d, out));
             }
@@ -69,6 +80,7 @@ final class PlanPrinter {
         doc.put("changes", plan.hasChanges());
         doc.put("fingerprint", plan.fingerprint());
         doc.put("warnings", plan.warnings());
+        doc.put("refusals", plan.refusals());
         doc.put("steps", plan.steps());
         return Json.write(doc);
     }

@@ -35,10 +35,11 @@ final class ProgressPrinter implements ProgressListener {
         out.flush();
     }
 
-    static void recap(Recap recap, PrintWriter out) {
+    /** The recap, with a line for every host of the run, including those nothing happened on. */
+    static void recap(Recap recap, java.util.Collection<String> hosts, PrintWriter out) {
         out.println();
         out.println("RECAP");
-        recap.byHost().forEach((host, t) -> out.printf("%-10s ok=%d changed=%d failed=%d skipped=%d unreachable=%d%n",
+        recap.byHost(hosts).forEach((host, t) -> out.printf("%-10s ok=%d changed=%d failed=%d skipped=%d unreachable=%d%n",
                 host, t.ok(), t.changed(), t.failed(), t.skipped(), t.unreachable()));
     }
 }

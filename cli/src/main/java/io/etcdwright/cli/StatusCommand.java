@@ -3,7 +3,7 @@ package io.etcdwright.cli;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
-import io.etcdwright.modules.cluster.ClusterPlanner;
+import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.LearnerProgress;
@@ -47,7 +47,7 @@ final class StatusCommand implements Callable<Integer> {
         var layout = Layouts.of(desired);
         ClusterPki pki = Pkis.of(desired);
         ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-        List<String> endpoints = ClusterPlanner.clientUrls(desired.members(), layout);
+        List<String> endpoints = Endpoints.clientUrls(desired.members(), layout);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
         try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.caCertFile(), admin.cert(), admin.key(), timeout)) {

@@ -1,0 +1,24 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.modules.cluster.ConvergePlanner;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+
+/** How long apply's steps wait for etcd: the same flags on plan (the plan shows them) and apply. */
+final class WaitOptions {
+    @Option(names = "--ready-timeout", defaultValue = "120", paramLabel = "SECONDS",
+            description = "How long a step waits for the members to report healthy, or for a cluster version"
+                    + " (default: ${DEFAULT-VALUE}).")
+    int readySeconds;
+
+    @Option(names = "--restart-timeout", defaultValue = "180", paramLabel = "SECONDS",
+            description = "How long a restart waits for systemd to report etcd started (default: ${DEFAULT-VALUE}).")
+    int restartSeconds;
+
+    ConvergePlanner.Timeouts timeouts() {
+        ConnectionOptions.positive("--ready-timeout", readySeconds);
+        ConnectionOptions.positive("--restart-timeout", restartSeconds);
+        return new ConvergePlanner.Timeouts(Duration.ofSeconds(readySeconds), Duration.ofSeconds(restartSeconds));
+    }
+}
