@@ -16,9 +16,15 @@ final class WaitOptions {
             description = "How long a restart waits for systemd to report etcd started (default: ${DEFAULT-VALUE}).")
     int restartSeconds;
 
+    @Option(names = "--snapshot-timeout", defaultValue = "300", paramLabel = "SECONDS",
+            description = "How long the safety snapshot before a risky change may take to stream (default: ${DEFAULT-VALUE}).")
+    int snapshotSeconds;
+
     ConvergePlanner.Timeouts timeouts() {
         ConnectionOptions.positive("--ready-timeout", readySeconds);
         ConnectionOptions.positive("--restart-timeout", restartSeconds);
-        return new ConvergePlanner.Timeouts(Duration.ofSeconds(readySeconds), Duration.ofSeconds(restartSeconds));
+        ConnectionOptions.positive("--snapshot-timeout", snapshotSeconds);
+        return new ConvergePlanner.Timeouts(Duration.ofSeconds(readySeconds), Duration.ofSeconds(restartSeconds),
+                Duration.ofSeconds(snapshotSeconds));
     }
 }

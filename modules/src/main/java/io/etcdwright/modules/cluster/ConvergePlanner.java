@@ -76,11 +76,12 @@ public final class ConvergePlanner {
     }
 
     /**
-     * How long steps wait, from flags: {@code ready} for health and cluster-version waits,
-     * {@code restart} for systemd to report a (re)started etcd.
+     * How long steps wait, from flags: {@code ready} for health, a learner catching up, a membership
+     * change to go through and the cluster version; {@code restart} for systemd to report etcd
+     * (re)started or stopped; {@code snapshot} for a safety snapshot to stream to the workstation.
      */
-    public record Timeouts(Duration ready, Duration restart) {
-        public static final Timeouts DEFAULT = new Timeouts(Duration.ofMinutes(2), Duration.ofMinutes(3));
+    public record Timeouts(Duration ready, Duration restart, Duration snapshot) {
+        public static final Timeouts DEFAULT = new Timeouts(Duration.ofMinutes(2), Duration.ofMinutes(3), Duration.ofMinutes(5));
     }
 
     /** What the steps of one plan share when they run: who the members are and how to reach them. */
@@ -258,7 +259,7 @@ public final class ConvergePlanner {
                 .summary("snapshot the cluster to " + dir).reason(label.replace('-', ' ') + "; verified against its sha256")
                 .after(concat(after, pki))
                 .does(ctx -> {
-                    SafetySnapshot.Saved saved = SafetySnapshot.take(access, clientUrls, dir, label, Duration.ofSeconds(30));
+                    SafetySnapshot.Saved saved = SafetySnapshot.take(access, clientUrls, dir, label, in.timeouts().snapshot());
                     ctx.note(saved.file() + ": " + saved.bytes() + " bytes, sha256 " + saved.sha256());
                     return Outcome.CHANGED;
                 });
@@ -302,7 +303,7 @@ public final class ConvergePlanner {
                 .flatMap(s -> s.host().stream()).collect(java.util.stream.Collectors.toSet());
         return RemovedHost.unfinished(in.pendingStops().pending(), in.desired().inventory().hosts().values(),
                         in.desired().members(), in.cluster().get().members(), stopping, in.layout().dataDir()).stream()
-                .map(u -> MembershipSteps.stopRemoved(u.member(), u.host(), List.of(), in.pendingStops()))
+                .map(u -> MembershipSteps.stopRemoved(u.member(), u.host(), List.of(), in.pendingStops(), in.timeouts().restart()))
                 .toList();
     }
 

@@ -120,7 +120,7 @@ final class MembershipChangePlanner {
             }
         });
         List<Step> steps = new ArrayList<>(MembershipSteps.steps(plan, before, joining, removed, in.pendingStops(), c.access(),
-                clientUrlOf, c.timeouts().ready()));
+                clientUrlOf, c.timeouts()));
         steps.add(Step.cluster("membership", "healthy-after-membership").kind(io.etcdwright.engine.plan.ChangeKind.ACTION)
                 .summary("wait for all " + c.members().size() + " members healthy").reason("after the membership changes")
                 .after(steps.get(steps.size() - 1))

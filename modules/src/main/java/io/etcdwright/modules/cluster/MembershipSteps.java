@@ -36,9 +36,6 @@ import java.util.Set;
  * apply. Every step can run again after an interrupted apply and then reports OK.
  */
 final class MembershipSteps {
-    /** A learner catches up in seconds on a small database; a large one takes longer. */
-    static final Duration PROMOTE_WITHIN = Duration.ofMinutes(3);
-    static final Duration RECONFIGURE_WITHIN = Duration.ofMinutes(1);
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
     /** The output of an add step: the new member's id, which its promotion uses. */
     static final String MEMBER_ID = "member_id";
@@ -69,7 +66,7 @@ final class MembershipSteps {
      */
     static List<Step> steps(MembershipPlan plan, List<Step> after, Map<String, Joiner> joiners,
                             Map<String, RemovedHost> removed, PendingStops pending, Health.Access access,
-                            Map<String, String> clientUrlOf, Duration healthTimeout) {
+                            Map<String, String> clientUrlOf, ConvergePlanner.Timeouts timeouts) {
         List<Step> steps = new ArrayList<>();
         Set<String> leaving = new LinkedHashSet<>();
         plan.changes().forEach(c -> {
@@ -91,7 +88,7 @@ final class MembershipSteps {
                         .after(previous).does(ctx -> {
                             try (MembershipChanges etcd = connect(access, clientUrlOf)) {
                                 boolean there = etcd.members().stream().anyMatch(m -> m.peerUrls().contains(peerUrl));
-                                ClusterMember added = etcd.addLearner(peerUrl, RECONFIGURE_WITHIN);
+                                ClusterMember added = etcd.addLearner(peerUrl, timeouts.ready());
                                 ctx.note("member id " + added.id());
                                 ctx.output(MEMBER_ID, added.id());
                                 return there ? Outcome.OK : Outcome.CHANGED;
@@ -113,20 +110,20 @@ final class MembershipSteps {
                             .reason(old.why() + "; " + name + " joins afresh")
                             .observed(Long.toString(old.bytes()))
                             .after(waitFor)
-                            .does(ctx -> moveAside(ctx, access, clientUrlOf, host, peerUrl, old.dataDir()));
+                            .does(ctx -> moveAside(ctx, access, clientUrlOf, host, peerUrl, old.dataDir(), timeouts.restart()));
                     steps.add(aside);
                     waitFor = new ArrayList<>(List.of(aside));
                 }
                 step = Step.on(host, "service", "join").kind(ChangeKind.ACTION)
                         .summary("start etcd, joining the running cluster").reason("initial-cluster-state existing")
-                        .after(waitFor).does(ctx -> ServiceSteps.startAndWait(ctx.session()));
+                        .after(waitFor).does(ctx -> ServiceSteps.startAndWait(ctx.session(), timeouts.restart()));
             } else if (change instanceof Change.Promote promote) {
                 String name = promote.member().name();
                 String peerUrl = promote.member().peerUrl();
                 step = Step.cluster("membership", n + "-promote-" + name).kind(ChangeKind.UPDATE)
                         .summary("promote " + name + " to a voting member").reason("once its log has caught up with the leader's")
                         .after(previous).does(ctx -> promote(ctx, access, clientUrlOf, name, peerUrl,
-                                Optional.ofNullable(addStepOf.get(name)).flatMap(add -> ctx.outputOf(add, MEMBER_ID))));
+                                Optional.ofNullable(addStepOf.get(name)).flatMap(add -> ctx.outputOf(add, MEMBER_ID)), timeouts.ready()));
             } else if (change instanceof Change.HandOffLeadership handOff) {
                 String from = handOff.from().name();
                 step = Step.cluster("membership", n + "-hand-off-" + from).kind(ChangeKind.ACTION)
@@ -138,12 +135,12 @@ final class MembershipSteps {
                 RemovedHost where = removed.getOrDefault(name, new RemovedHost.NotInInventory(""));
                 step = Step.cluster("membership", n + "-remove-" + name).kind(ChangeKind.DELETE)
                         .summary("remove member " + name).reason(remove.why())
-                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where, pending));
+                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where, pending, timeouts));
                 if (where instanceof RemovedHost.LeftSpec left) {
                     // Beside the changes that follow, not before them: they need nothing from this host.
                     steps.add(step);
                     previous = List.of(step);
-                    step = stopRemoved(name, left, List.of(step), pending);
+                    step = stopRemoved(name, left, List.of(step), pending, timeouts.restart());
                     steps.add(step);
                     continue;
                 }
@@ -160,7 +157,7 @@ final class MembershipSteps {
      * The removed member's etcd has exited by itself (or is about to); its unit would start it
      * again, on failure and at boot, against data that etcd refuses. Stopped and disabled, data kept.
      */
-    static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<Step> after, PendingStops pending) {
+    static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<Step> after, PendingStops pending, Duration within) {
         String host = left.host();
         return Step.on(host, "service", "stop-removed").kind(ChangeKind.ACTION)
                 .summary("stop and disable etcd (its data in " + left.dataDir() + " stays)")
@@ -168,7 +165,7 @@ final class MembershipSteps {
                 .after(after)
                 .does(ctx -> {
                     try {
-                        Outcome outcome = ServiceSteps.stopAndDisable(ctx.session());
+                        Outcome outcome = ServiceSteps.stopAndDisable(ctx.session(), within);
                         pending.done(host);
                         ctx.note(outcome == Outcome.OK ? "etcd was stopped and disabled already"
                                 : "etcd stopped and disabled; delete its data with 'etcdwright destroy --wipe-data' and an"
@@ -191,12 +188,12 @@ final class MembershipSteps {
      *              an earlier, interrupted apply, and then found by its peer URL
      */
     private static Outcome promote(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name,
-                                   String peerUrl, Optional<String> added) {
+                                   String peerUrl, Optional<String> added, Duration within) {
         try (MembershipChanges etcd = connect(access, clientUrlOf)) {
             String id = added.isPresent() ? added.get() : etcd.members().stream().filter(m -> m.peerUrls().contains(peerUrl)).findFirst()
                     .orElseThrow(() -> new EtcdAdminException(name + " (" + peerUrl + ") is not a member: the add step"
                             + " before this one did not happen; apply again")).id();
-            Promotion outcome = etcd.promoteWhenInSync(id, PROMOTE_WITHIN);
+            Promotion outcome = etcd.promoteWhenInSync(id, within);
             if (outcome instanceof Promotion.Promoted) {
                 return Outcome.CHANGED;
             }
@@ -204,8 +201,8 @@ final class MembershipSteps {
                 return Outcome.OK;
             }
             if (outcome instanceof Promotion.NotInSync lag) {
-                throw new EtcdAdminException("learner " + name + " has not caught up within " + PROMOTE_WITHIN.toMinutes()
-                        + " min (applied index " + lag.learnerIndex() + " of the leader's " + lag.leaderIndex()
+                throw new EtcdAdminException("learner " + name + " has not caught up within " + within.toSeconds()
+                        + " s (applied index " + lag.learnerIndex() + " of the leader's " + lag.leaderIndex()
                         + lag.etcdSays().map(says -> "; etcd says: " + says).orElse("") + "); it stays"
                         + " a learner, outside quorum, so nothing is at risk: check its log (journalctl -u etcd on " + name
                         + ") and apply again");
@@ -224,7 +221,7 @@ final class MembershipSteps {
      * then the etcd stopped here would be that voter.
      */
     private static Outcome moveAside(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String host,
-                                     String peerUrl, String dataDir) {
+                                     String peerUrl, String dataDir, Duration within) {
         Optional<MemberStatus> voterHere = status(access, clientUrlOf).members().stream()
                 .filter(m -> !m.learner() && m.peerUrls().contains(peerUrl)).findFirst();
         if (voterHere.isPresent()) {
@@ -232,7 +229,7 @@ final class MembershipSteps {
                     + " (" + voterHere.get().id() + ") still has its peer URL " + peerUrl + "; it must be removed first."
                     + " Nothing was changed; apply again");
         }
-        Outcome stopped = ServiceSteps.stop(ctx.session());
+        Outcome stopped = ServiceSteps.stop(ctx.session(), within);
         Outcome moved = DataDirWipe.moveAside(ctx.session(), dataDir, "before-join-" + Instant.now().getEpochSecond());
         return stopped == Outcome.CHANGED || moved == Outcome.CHANGED ? Outcome.CHANGED : Outcome.OK;
     }
@@ -262,7 +259,7 @@ final class MembershipSteps {
      * quorum, whatever happened since the plan was made.
      */
     private static Outcome remove(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name, String id,
-                                  RemovedHost where, PendingStops pending) {
+                                  RemovedHost where, PendingStops pending, ConvergePlanner.Timeouts timeouts) {
         removalRefusal(name, id, status(access, clientUrlOf)).ifPresent(why -> {
             throw new EtcdAdminException(why);
         });
@@ -271,7 +268,7 @@ final class MembershipSteps {
             pending.add(left.host(), name);
         }
         try (MembershipChanges etcd = connect(access, clientUrlOf)) {
-            Removal outcome = etcd.remove(id, RECONFIGURE_WITHIN);
+            Removal outcome = etcd.remove(id, timeouts.ready());
             if (outcome instanceof Removal.AlreadyGone) {
                 return Outcome.OK;
             }

@@ -45,8 +45,8 @@ public final class ServiceSteps {
      * leaving the promotion after it to wait for a learner that never came. OK when it runs
      * already (an apply stopped after this step).
      */
-    public static Outcome startAndWait(HostSession session) {
-        CommandResult started = session.run(START_AND_WAIT, Duration.ofMinutes(3));
+    public static Outcome startAndWait(HostSession session, Duration within) {
+        CommandResult started = session.run(START_AND_WAIT, within);
         if (started.exitCode() != 0) {
             CommandResult journal = session.run(JOURNAL_TAIL);
             throw new IllegalStateException(session.target().name() + ": etcd did not start (systemctl start: "
@@ -60,8 +60,8 @@ public final class ServiceSteps {
      * loop (a unit waiting to be restarted by Restart=on-failure), which a plain look at
      * "active" would miss.
      */
-    public static Outcome stop(HostSession session) {
-        CommandResult stopped = session.run(STOP, Duration.ofMinutes(2));
+    public static Outcome stop(HostSession session, Duration within) {
+        CommandResult stopped = session.run(STOP, within);
         stopped.orThrow(session.target().name());
         return stopped.stdout().strip().equals(NOT_RUNNING) ? Outcome.OK : Outcome.CHANGED;
     }
@@ -71,8 +71,8 @@ public final class ServiceSteps {
      * whose member was removed, whose etcd would otherwise be restarted against its old data for
      * as long as the host runs. The data stays. OK when it was stopped and disabled already.
      */
-    public static Outcome stopAndDisable(HostSession session) {
-        CommandResult result = session.run(STOP_AND_DISABLE, Duration.ofMinutes(2)).orThrow(session.target().name());
+    public static Outcome stopAndDisable(HostSession session, Duration within) {
+        CommandResult result = session.run(STOP_AND_DISABLE, within).orThrow(session.target().name());
         return result.stdout().isBlank() ? Outcome.OK : Outcome.CHANGED;
     }
 

@@ -44,7 +44,7 @@ class MembershipStepsTest {
         MembershipPlan plan = MembershipPlan.plan(now, wanted, "3.5.16");
         assertEquals(List.of(), plan.refusals());
         return MembershipSteps.steps(plan, List.of(CA), joiners, removed, new PendingStops(Path.of("removed-hosts")), ACCESS,
-                Map.of(), Duration.ofMinutes(1));
+                Map.of(), ConvergePlanner.Timeouts.DEFAULT);
     }
 
     static List<String> ids(List<Step> steps) {
