@@ -190,8 +190,8 @@ class ConvergenceIT {
         Files.writeString(spec, base.replace("version: 3.5.16", "version: 3.4.23"));
         Cli.Run minor = Cli.run("plan", "-i", INV, "-f", spec.toString());
         assertEquals(1, minor.exitCode());
-        assertTrue(minor.err().contains("a minor downgrade from " + newest + " to 3.4.23 cannot roll member by member"), minor.err());
-        assertTrue(minor.err().contains("take a backup, then restore it with etcd 3.4.23"), minor.err());
+        assertTrue(minor.out().contains("a minor downgrade from " + newest + " to 3.4.23 cannot roll member by member"), minor.out());
+        assertTrue(minor.out().contains("take a backup, then restore it with etcd 3.4.23"), minor.out());
     }
 
     /** The hosts of the plan's restart steps, in plan order. */
