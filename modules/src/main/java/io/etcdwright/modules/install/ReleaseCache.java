@@ -24,6 +24,13 @@ import java.util.Map;
 public final class ReleaseCache {
     private final Path dir;
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    /**
+     * Tarballs verified by this instance (one command's run): the second host to ask for a release
+     * gets it without a second download of SHA256SUMS and a second hash of the tarball. Keyed by
+     * the artifact, whose URL and digest source are part of it; the file's size and time must
+     * still be the ones that were verified.
+     */
+    private final Map<ReleaseArtifact, Checked> verified = new ConcurrentHashMap<>();
     private volatile HttpClient http;
 
     public ReleaseCache(Path dir) {
@@ -33,11 +40,15 @@ public final class ReleaseCache {
     /** The verified local tarball and its digest, downloading it if needed. */
     public Verified obtain(ReleaseArtifact artifact) {
         synchronized (locks.computeIfAbsent(artifact.fileName(), k -> new Object())) {
-            String expected = expectedDigest(artifact);
             Path file = dir.resolve(artifact.fileName());
+            Checked done = verified.get(artifact);
+            if (done != null && done.stillMatches()) {
+                return done.verified();
+            }
+            String expected = expectedDigest(artifact);
             try {
                 if (Files.exists(file) && digest(file).equals(expected)) {
-                    return new Verified(file, expected);
+                    return remember(artifact, new Verified(file, expected));
                 }
                 Files.createDirectories(dir);
                 Path partial = Files.createTempFile(dir, artifact.fileName(), ".part");
@@ -55,7 +66,7 @@ public final class ReleaseCache {
                 } finally {
                     Files.deleteIfExists(partial);
                 }
-                return new Verified(file, expected);
+                return remember(artifact, new Verified(file, expected));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot download etcd " + artifact.version() + " from "
                         + artifact.url() + ": " + e.getMessage(), e);
@@ -64,6 +75,23 @@ public final class ReleaseCache {
     }
 
     public record Verified(Path file, String sha256) {
+    }
+
+    private Verified remember(ReleaseArtifact artifact, Verified v) throws IOException {
+        verified.put(artifact, new Checked(v, Files.size(v.file()), Files.getLastModifiedTime(v.file()).toMillis()));
+        return v;
+    }
+
+    /** A verification, and the file's size and time when it was made. */
+    private record Checked(Verified verified, long size, long modifiedMillis) {
+        boolean stillMatches() {
+            try {
+                return Files.size(verified.file()) == size
+                        && Files.getLastModifiedTime(verified.file()).toMillis() == modifiedMillis;
+            } catch (IOException e) {
+                return false;
+            }
+        }
     }
 
     /** The digest the tarball must have: pinned in the spec, or from the release's SHA256SUMS. */
