@@ -6,9 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +29,6 @@ public final class ReleaseCache {
      * still be the ones that were verified.
      */
     private final Map<ReleaseArtifact, Checked> verified = new ConcurrentHashMap<>();
-    private volatile HttpClient http;
 
     public ReleaseCache(Path dir) {
         this.dir = dir;
@@ -115,32 +112,32 @@ public final class ReleaseCache {
         return artifact.pinnedSha256().isPresent() ? "artifacts.sha256" : artifact.checksumsUrl().orElse("");
     }
 
-    private InputStream open(String url) throws IOException {
+    /**
+     * A blocking HttpURLConnection, not java.net.http.HttpClient: the latter keeps a selector
+     * thread waiting in native code, and a JVM that exits while any thread is in native code
+     * waits 300 ms for it (HotSpot's VM_Exit), on every command that downloaded anything.
+     * Redirects are followed within the same scheme (GitHub's release downloads: https to https).
+     */
+    private static InputStream open(String url) throws IOException {
         URI uri = URI.create(url);
         if ("file".equals(uri.getScheme())) {
             return Files.newInputStream(Path.of(uri));
         }
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(5)).GET().build();
-        try {
-            HttpResponse<InputStream> response = client().send(request, HttpResponse.BodyHandlers.ofInputStream());
-            if (response.statusCode() != 200) {
-                response.body().close();
-                throw new IOException("HTTP " + response.statusCode());
-            }
-            return response.body();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+        HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
+        http.setInstanceFollowRedirects(true);
+        http.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+        http.setReadTimeout((int) READ_TIMEOUT.toMillis());
+        int status = http.getResponseCode();
+        if (status != 200) {
+            http.disconnect();
+            throw new IOException("HTTP " + status);
         }
+        return http.getInputStream();
     }
 
-    private HttpClient client() {
-        if (http == null) {
-            http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL)
-                    .connectTimeout(Duration.ofSeconds(10)).build();
-        }
-        return http;
-    }
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** No byte for this long means the download is stuck. */
+    private static final Duration READ_TIMEOUT = Duration.ofMinutes(1);
 
     private static String digest(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {

@@ -54,4 +54,40 @@ class ReleaseCacheTest {
         ReleaseCache.Verified v = new ReleaseCache(cacheDir).obtain(artifact);
         assertEquals("the real tarball", Files.readString(v.file()));
     }
+
+    @Test
+    void releasesAndChecksumsAreDownloadedOverHttpAndAMissingOneIsAnError() throws Exception {
+        byte[] content = "served over http".getBytes();
+        String sums = HostSession.sha256(content) + "  etcd-v3.5.16-linux-amd64.tar.gz\n";
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            String path = exchange.getRequestURI().getPath();
+            byte[] body = path.endsWith("SHA256SUMS") ? sums.getBytes() : path.endsWith(".tar.gz") ? content : null;
+            if (path.startsWith("/old/")) {
+                exchange.getResponseHeaders().add("Location", path.replaceFirst("^/old/", "/"));
+                exchange.sendResponseHeaders(302, -1);
+            } else if (body == null) {
+                exchange.sendResponseHeaders(404, -1);
+            } else {
+                exchange.sendResponseHeaders(200, body.length);
+                exchange.getResponseBody().write(body);
+            }
+            exchange.close();
+        });
+        server.start();
+        try {
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            ReleaseArtifact artifact = ReleaseArtifact.of("3.5.16", "amd64", base + "/old/v{version}/etcd-v{version}-linux-{arch}.tar.gz",
+                    Optional.of(base + "/v{version}/SHA256SUMS"), Optional.empty());
+            ReleaseCache.Verified v = new ReleaseCache(dir.resolve("cache")).obtain(artifact);
+            assertEquals("served over http", Files.readString(v.file()));
+            ReleaseArtifact missing = ReleaseArtifact.of("3.5.16", "amd64", base + "/nothing-here",
+                    Optional.empty(), Optional.of(HostSession.sha256(content)));
+            RuntimeException e = assertThrows(RuntimeException.class, () -> new ReleaseCache(dir.resolve("other")).obtain(missing));
+            assertTrue(e.getMessage().contains("HTTP 404"), e.getMessage());
+        } finally {
+            server.stop(0);
+        }
+    }
 }
