@@ -59,6 +59,11 @@ public final class HostSession implements AutoCloseable {
         return run(command, null, timeout);
     }
 
+    /** Runs a command with {@code stdin} as its input, within the run's command timeout. */
+    public CommandResult run(RemoteCommand command, InputStream stdin) {
+        return run(command, stdin, defaultTimeout);
+    }
+
     /**
      * Runs a command with {@code stdin} as its input (null for none). A {@link RemoteCommand.StdinScript}
      * reads its code from stdin, so it takes no other input.
@@ -91,7 +96,7 @@ public final class HostSession implements AutoCloseable {
             OutputStream in = channel.getOutputStream();
             channel.connect((int) Math.min(timeout.toMillis(), Integer.MAX_VALUE));
             if (input != null) {
-                input.transferTo(in);
+                send(input, in);
             }
             in.close(); // EOF: the remote side stops waiting for input
             out.transferTo(stdout);
@@ -113,8 +118,37 @@ public final class HostSession implements AutoCloseable {
             throw new SshException(target.name(), SshException.Reason.TIMEOUT,
                     "command did not finish within " + timeout.toSeconds() + " s: " + what, null);
         }
+        if (channel.getExitStatus() < 0 && !session.isConnected()) {
+            throw lost(new IOException("the connection closed before the command ended: " + what));
+        }
         return new CommandResult(what, channel.getExitStatus(),
                 stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Copies the input to the channel. A command that exits without reading all of it (it
+     * refused the input, or failed early) closes the channel: the rest is dropped, and its exit
+     * status and stderr say why, instead of a broken pipe that would read as a lost connection.
+     * A failure to read the local input is not the host's fault and is thrown as it is.
+     */
+    private static void send(InputStream input, OutputStream channelIn) throws IOException {
+        byte[] buffer = new byte[64 * 1024];
+        int n;
+        while ((n = readLocal(input, buffer)) >= 0) {
+            try {
+                channelIn.write(buffer, 0, n);
+            } catch (IOException closedByHost) {
+                return;
+            }
+        }
+    }
+
+    private static int readLocal(InputStream input, byte[] buffer) {
+        try {
+            return input.read(buffer);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot read the input for the host: " + e.getMessage(), e);
+        }
     }
 
     /** Writes a small file atomically: see {@link #upload(InputStream, String, RemoteFile)}. */

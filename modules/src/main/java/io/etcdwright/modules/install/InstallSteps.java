@@ -8,6 +8,10 @@ import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.util.Optional;
 
 /** The install module: the desired etcd release unpacked in its own directory and made active. */
@@ -33,26 +37,77 @@ public final class InstallSteps {
     }
 
     /**
-     * Unpacks into a staging directory, checks the binaries run and report the right version,
-     * then renames into place: an interrupted install never leaves a half-filled version dir
-     * that a later run would mistake for a good one.
+     * Installs and activates. Pushed releases are streamed once: one SSH channel whose stdin is
+     * the tarball, hashed and unpacked as it arrives, checked, then renamed into place (see
+     * {@link #STREAM_UNPACK}). Fetched releases are downloaded and verified on the host, then
+     * unpacked. Either way the binaries are checked to run and report the right version before
+     * the version directory appears: an interrupted install never leaves a half-filled version
+     * dir that a later run would mistake for a good one. Reports OK when the release was already
+     * unpacked and every link already pointed at it (an earlier, interrupted apply did the work).
      */
     public static Outcome apply(HostSession session, ReleaseArtifact artifact, Source source, ReleaseCache cache,
                                 boolean alreadyUnpacked) {
         String version = artifact.version();
         String dir = EtcdLayout.versionDir(version);
+        String host = session.target().name();
         if (!alreadyUnpacked) {
-            String tarball = EtcdLayout.INSTALL_ROOT + "/.incoming/" + artifact.fileName();
             if (source == Source.PUSH) {
                 ReleaseCache.Verified local = cache.obtain(artifact);
-                session.upload(local.file(), local.sha256(), RemoteFile.rootOwned(tarball, "0600"));
+                try (InputStream in = Files.newInputStream(local.file())) {
+                    session.run(streamUnpackCommand(version, dir, local.sha256()), in).orThrow(host);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot read " + local.file() + ": " + e.getMessage(), e);
+                }
             } else {
-                session.run(fetchCommand(artifact, tarball)).orThrow(session.target().name());
+                String tarball = EtcdLayout.INSTALL_ROOT + "/.incoming/" + artifact.fileName();
+                session.run(fetchCommand(artifact, tarball)).orThrow(host);
+                session.run(unpackCommand(version, tarball, dir)).orThrow(host);
             }
-            session.run(unpackCommand(version, tarball, dir)).orThrow(session.target().name());
         }
-        session.run(activateCommand(dir)).orThrow(session.target().name());
-        return Outcome.CHANGED;
+        boolean linksChanged = session.run(activateCommand(dir)).orThrow(host).stdout().contains(LINK_CHANGED);
+        return alreadyUnpacked && !linksChanged ? Outcome.OK : Outcome.CHANGED;
+    }
+
+    /**
+     * $1 the version directory, $2 the version the binary must report, $3 the sha256 the stream
+     * must have; the tarball is stdin. tee feeds it to sha256sum (through a fifo) and to tar at
+     * once, so it crosses the network once and is never stored whole on the host. The tree is
+     * unpacked into a private staging directory beside the version directory, and moved there
+     * only once the digest matches and the binary reports the version; on any failure the staging
+     * directory is removed (and one left by a killed install is removed by the next).
+     */
+    static final String STREAM_UNPACK = """
+            set -eu
+            d=$1 version=$2 want=$3
+            parent=$(dirname -- "$d")
+            mkdir -p -- "$parent"
+            rm -rf -- "$parent"/.etcdwright-unpack.*
+            s=$(mktemp -d -- "$parent/.etcdwright-unpack.XXXXXX")
+            trap 'rm -rf -- "$s"' EXIT
+            mkfifo -- "$s/stream"
+            mkdir -- "$s/tree"
+            sha256sum < "$s/stream" > "$s/sum" &
+            hashing=$!
+            # tar may stop before the end (a damaged stream, or the padding after the archive):
+            # what it leaves is read too, so the digest is always of the whole stream.
+            tee -- "$s/stream" | { tar -xzf - -C "$s/tree" --strip-components=1 --no-same-owner && r=0 || r=$?
+              echo "$r" > "$s/tar"; cat > /dev/null; }
+            wait "$hashing"
+            unpacked=$(cat -- "$s/tar")
+            have=$(cut -d' ' -f1 < "$s/sum")
+            if [ "$have" != "$want" ]; then
+              printf 'the release tarball arrived damaged (sha256 %s, sent %s): nothing was installed\n' "$have" "$want" >&2; exit 3
+            fi
+            [ "$unpacked" -eq 0 ] || { echo "the release tarball could not be unpacked (tar exit $unpacked): nothing was installed" >&2; exit 3; }
+            for b in etcd etcdctl; do [ -x "$s/tree/$b" ] || { echo "the release has no $b" >&2; exit 3; }; done
+            reported=$("$s/tree/etcd" --version | sed -n 's/^etcd Version: //p')
+            [ "$reported" = "$version" ] || { printf 'the etcd binary in the release does not report version %s (it says %s)\n' "$version" "$reported" >&2; exit 3; }
+            chmod -- 0755 "$s/tree" "$s/tree"/etcd*
+            rm -rf -- "$d"; mv -- "$s/tree" "$d"
+            """;
+
+    static RemoteCommand streamUnpackCommand(String version, String dir, String sha256) {
+        return RemoteCommand.script(STREAM_UNPACK, dir, version, sha256);
     }
 
     /**
@@ -105,13 +160,23 @@ public final class InstallSteps {
         return RemoteCommand.script(UNPACK, tarball, dir, version);
     }
 
-    /** $1 the version directory to make active. Links are replaced by rename: never missing. */
+    /** What the activation prints when it replaced or removed a link. */
+    static final String LINK_CHANGED = "link changed";
+
+    /**
+     * $1 the version directory to make active. Links are replaced by rename: never missing. A
+     * link that already points at the right binary is left alone, and says so.
+     */
     private static final String ACTIVATE = "set -eu\n"
             + "d=$1\n"
             + "for tool in " + String.join(" ", EtcdLayout.TOOLS) + "; do\n"
             + "  link=" + EtcdLayout.LINK_DIR + "/$tool\n"
-            + "  if [ -x \"$d/$tool\" ]; then ln -sfn -- \"$d/$tool\" \"$link.etcdwright\" && mv -Tf -- \"$link.etcdwright\" \"$link\";"
-            + " else rm -f -- \"$link\"; fi\n"
+            + "  if [ -x \"$d/$tool\" ]; then\n"
+            + "    [ -L \"$link\" ] && [ \"$(readlink -- \"$link\")\" = \"$d/$tool\" ] && continue\n"
+            + "    ln -sfn -- \"$d/$tool\" \"$link.etcdwright\" && mv -Tf -- \"$link.etcdwright\" \"$link\"\n"
+            + "  elif [ -e \"$link\" ] || [ -L \"$link\" ]; then rm -f -- \"$link\"\n"
+            + "  else continue; fi\n"
+            + "  echo '" + LINK_CHANGED + "'\n"
             + "done\n";
 
     static RemoteCommand activateCommand(String dir) {

@@ -6,9 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +22,13 @@ import java.util.Map;
 public final class ReleaseCache {
     private final Path dir;
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
-    private volatile HttpClient http;
+    /**
+     * Tarballs verified by this instance (one command's run): the second host to ask for a release
+     * gets it without a second download of SHA256SUMS and a second hash of the tarball. Keyed by
+     * the artifact, whose URL and digest source are part of it; the file's size and time must
+     * still be the ones that were verified.
+     */
+    private final Map<ReleaseArtifact, Checked> verified = new ConcurrentHashMap<>();
 
     public ReleaseCache(Path dir) {
         this.dir = dir;
@@ -33,11 +37,15 @@ public final class ReleaseCache {
     /** The verified local tarball and its digest, downloading it if needed. */
     public Verified obtain(ReleaseArtifact artifact) {
         synchronized (locks.computeIfAbsent(artifact.fileName(), k -> new Object())) {
-            String expected = expectedDigest(artifact);
             Path file = dir.resolve(artifact.fileName());
+            Checked done = verified.get(artifact);
+            if (done != null && done.stillMatches()) {
+                return done.verified();
+            }
+            String expected = expectedDigest(artifact);
             try {
                 if (Files.exists(file) && digest(file).equals(expected)) {
-                    return new Verified(file, expected);
+                    return remember(artifact, new Verified(file, expected));
                 }
                 Files.createDirectories(dir);
                 Path partial = Files.createTempFile(dir, artifact.fileName(), ".part");
@@ -55,7 +63,7 @@ public final class ReleaseCache {
                 } finally {
                     Files.deleteIfExists(partial);
                 }
-                return new Verified(file, expected);
+                return remember(artifact, new Verified(file, expected));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot download etcd " + artifact.version() + " from "
                         + artifact.url() + ": " + e.getMessage(), e);
@@ -64,6 +72,23 @@ public final class ReleaseCache {
     }
 
     public record Verified(Path file, String sha256) {
+    }
+
+    private Verified remember(ReleaseArtifact artifact, Verified v) throws IOException {
+        verified.put(artifact, new Checked(v, Files.size(v.file()), Files.getLastModifiedTime(v.file()).toMillis()));
+        return v;
+    }
+
+    /** A verification, and the file's size and time when it was made. */
+    private record Checked(Verified verified, long size, long modifiedMillis) {
+        boolean stillMatches() {
+            try {
+                return Files.size(verified.file()) == size
+                        && Files.getLastModifiedTime(verified.file()).toMillis() == modifiedMillis;
+            } catch (IOException e) {
+                return false;
+            }
+        }
     }
 
     /** The digest the tarball must have: pinned in the spec, or from the release's SHA256SUMS. */
@@ -87,32 +112,32 @@ public final class ReleaseCache {
         return artifact.pinnedSha256().isPresent() ? "artifacts.sha256" : artifact.checksumsUrl().orElse("");
     }
 
-    private InputStream open(String url) throws IOException {
+    /**
+     * A blocking HttpURLConnection, not java.net.http.HttpClient: the latter keeps a selector
+     * thread waiting in native code, and a JVM that exits while any thread is in native code
+     * waits 300 ms for it (HotSpot's VM_Exit), on every command that downloaded anything.
+     * Redirects are followed within the same scheme (GitHub's release downloads: https to https).
+     */
+    private static InputStream open(String url) throws IOException {
         URI uri = URI.create(url);
         if ("file".equals(uri.getScheme())) {
             return Files.newInputStream(Path.of(uri));
         }
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(5)).GET().build();
-        try {
-            HttpResponse<InputStream> response = client().send(request, HttpResponse.BodyHandlers.ofInputStream());
-            if (response.statusCode() != 200) {
-                response.body().close();
-                throw new IOException("HTTP " + response.statusCode());
-            }
-            return response.body();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+        HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
+        http.setInstanceFollowRedirects(true);
+        http.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+        http.setReadTimeout((int) READ_TIMEOUT.toMillis());
+        int status = http.getResponseCode();
+        if (status != 200) {
+            http.disconnect();
+            throw new IOException("HTTP " + status);
         }
+        return http.getInputStream();
     }
 
-    private HttpClient client() {
-        if (http == null) {
-            http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL)
-                    .connectTimeout(Duration.ofSeconds(10)).build();
-        }
-        return http;
-    }
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** No byte for this long means the download is stuck. */
+    private static final Duration READ_TIMEOUT = Duration.ofMinutes(1);
 
     private static String digest(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {

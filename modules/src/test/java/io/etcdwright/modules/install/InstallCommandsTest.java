@@ -115,4 +115,86 @@ class InstallCommandsTest {
         assertTrue(refused.stderr().contains("refusing it"), refused.stderr());
         host.assertNoMarkers();
     }
+
+    /** A release tarball in upstream's layout whose etcd says it is {@code version}. */
+    private Path release(String version) throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src-" + version));
+        Path top = Files.createDirectories(src.resolve("etcd-v" + version + "-linux-amd64"));
+        for (String tool : List.of("etcd", "etcdctl")) {
+            Path bin = top.resolve(tool);
+            Files.writeString(bin, "#!/bin/sh\necho 'etcd Version: " + version + "'\n");
+            bin.toFile().setExecutable(true);
+        }
+        Path tarball = src.resolve("e.tgz");
+        Process tar = new ProcessBuilder("tar", "-czf", tarball.toString(), "-C", src.toString(), top.getFileName().toString())
+                .inheritIO().start();
+        assertEquals(0, tar.waitFor());
+        return tarball;
+    }
+
+    private static List<String> leftovers(Path parent) throws Exception {
+        try (var files = Files.list(parent)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(".etcdwright-unpack")).toList();
+        }
+    }
+
+    @Test
+    void streamUnpackPassesDirectoryVersionAndDigestAsLiteralArguments() throws Exception {
+        String code = code(InstallSteps.streamUnpackCommand("3.5.16", "/opt/etcd/v3.5.16", "ab".repeat(32)));
+        for (String value : host.hostileValues()) {
+            RemoteCommand c = InstallSteps.streamUnpackCommand(value, value + "d", value + "s");
+            assertEquals(code, code(c), "the stream script is the same text whatever the values");
+            host.assertArrivesLiterally(c, List.of(value + "d", value, value + "s"));
+        }
+    }
+
+    @Test
+    void aStreamedReleaseIsHashedAndUnpackedInOnePassAndAppearsOnlyWhenGood() throws Exception {
+        byte[] good = Files.readAllBytes(release("3.5.16"));
+        String sha = io.etcdwright.engine.ssh.HostSession.sha256(good);
+        Path parent = Files.createDirectories(dir.resolve("opt $(touch pwned-stream);'\"`touch pwned-tick` -rf"));
+        String versionDir = parent.resolve("v3.5.16").toString();
+        // A staging directory left by a killed install is cleared by the next one.
+        Files.createDirectories(parent.resolve(".etcdwright-unpack.KILLED/tree"));
+
+        LocalHost.Run ok = host.run(InstallSteps.streamUnpackCommand("3.5.16", versionDir, sha), good, false);
+        assertEquals(0, ok.exitCode(), ok.stderr());
+        assertTrue(Files.isExecutable(Path.of(versionDir, "etcd")));
+        assertTrue(Files.isExecutable(Path.of(versionDir, "etcdctl")));
+        assertEquals(List.of(), leftovers(parent), "no staging directory is left behind");
+
+        // Damaged on the way: the digest differs; nothing is installed, nothing is left.
+        String other = parent.resolve("v3.5.17").toString();
+        byte[] damaged = good.clone();
+        damaged[damaged.length / 2] ^= 0x5a;
+        LocalHost.Run refused = host.run(InstallSteps.streamUnpackCommand("3.5.17", other, sha), damaged, false);
+        assertEquals(3, refused.exitCode(), refused.stderr());
+        assertTrue(refused.stderr().contains("arrived damaged"), refused.stderr());
+        assertTrue(Files.notExists(Path.of(other)));
+        assertEquals(List.of(), leftovers(parent));
+
+        // Not a tarball at all, though its digest is the one sent: refused, nothing left.
+        byte[] garbage = "not a tarball\n".repeat(10_000).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        LocalHost.Run notTar = host.run(InstallSteps.streamUnpackCommand("3.5.17", other,
+                io.etcdwright.engine.ssh.HostSession.sha256(garbage)), garbage, false);
+        assertEquals(3, notTar.exitCode(), notTar.stderr());
+        assertTrue(notTar.stderr().contains("could not be unpacked"), notTar.stderr());
+        assertTrue(Files.notExists(Path.of(other)));
+        assertEquals(List.of(), leftovers(parent));
+
+        // A good tarball of another version than the one asked for: refused, the good one stays.
+        LocalHost.Run wrong = host.run(InstallSteps.streamUnpackCommand("3.5.17", other, sha), good, false);
+        assertEquals(3, wrong.exitCode(), wrong.stderr());
+        assertTrue(wrong.stderr().contains("does not report version 3.5.17"), wrong.stderr());
+        assertTrue(Files.notExists(Path.of(other)));
+        assertTrue(Files.isExecutable(Path.of(versionDir, "etcd")));
+        assertEquals(List.of(), leftovers(parent));
+
+        // Again over an existing version dir (a repair): replaced whole.
+        Files.delete(Path.of(versionDir, "etcdctl"));
+        LocalHost.Run again = host.run(InstallSteps.streamUnpackCommand("3.5.16", versionDir, sha), good, false);
+        assertEquals(0, again.exitCode(), again.stderr());
+        assertTrue(Files.isExecutable(Path.of(versionDir, "etcdctl")));
+        host.assertNoMarkers();
+    }
 }
