@@ -10,8 +10,10 @@ import io.etcdwright.modules.membership.MemberStatus;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -23,8 +25,9 @@ import java.util.Set;
  * linearizable health read and the alarms. A pure function: the same facts (live, or loaded from
  * a recorded facts file) give the same view, with no connection to the cluster.
  *
- * <p>Rules: the member list is taken from the most authoritative answer (the leader's; else the
- * one with the highest raft term; on a tie, the first host's). The leader is the one named by the
+ * <p>Rules: the member list is taken from the most authoritative answer: among the answers of
+ * the cluster most hosts belong to, the leader's; else the one with the highest raft term; on a
+ * tie, the first host's. The leader is the one named by the
  * status with the highest raft term. A member is healthy when its own host's etcd answered as it.
  * Quorum is proven when a voter's linearizable read went through. A member that did not answer
  * says why: its host was unreachable, etcd does not run there, it gave no answer, it never
@@ -100,18 +103,29 @@ public final class ClusterFacts {
                 quorum, clusterVersion, List.copyOf(alarms)));
     }
 
-    /** The leader's answer if a leader answered; else the newest (highest raft term); else the first host's. */
+    /**
+     * The cluster most hosts' members belong to (another cluster's member on a host of the
+     * inventory must not speak for this one, however high its term); within it the leader's
+     * answer if the leader answered, else the newest (highest raft term), else the first host's.
+     */
     private static Optional<HostAnswer> authoritative(List<HostAnswer> hosts) {
         List<HostAnswer> answered = hosts.stream().filter(h -> h.answer().isPresent()).toList();
-        Optional<HostAnswer> leader = answered.stream()
-                .filter(h -> h.status().map(LocalStatus::isLeader).orElse(false))
-                .filter(h -> h.status().orElseThrow().clusterId().equals(h.answer().orElseThrow().clusterId()))
+        Map<String, Long> votes = new LinkedHashMap<>();
+        answered.forEach(h -> votes.merge(h.answer().orElseThrow().clusterId(), 1L, Long::sum));
+        Optional<String> cluster = votes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
+        if (cluster.isEmpty()) {
+            return Optional.empty();
+        }
+        List<HostAnswer> ours = answered.stream()
+                .filter(h -> h.answer().orElseThrow().clusterId().equals(cluster.get())).toList();
+        Optional<HostAnswer> leader = ours.stream()
+                .filter(h -> h.status().map(s -> s.isLeader() && s.clusterId().equals(cluster.get())).orElse(false))
                 .max(Comparator.comparingLong(h -> h.status().orElseThrow().raftTerm()));
         if (leader.isPresent()) {
             return leader;
         }
         HostAnswer newest = null;
-        for (HostAnswer h : answered) {
+        for (HostAnswer h : ours) {
             if (newest == null || term(h) > term(newest)) {
                 newest = h;
             }
