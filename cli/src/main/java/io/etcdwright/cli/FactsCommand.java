@@ -73,7 +73,7 @@ final class FactsCommand implements Callable<Integer> {
         ClusterRun.Facts facts;
         try (SshConnections connections = Hosts.connect(inventory, connection)) {
             // The same gathering as plan and apply: one round trip a host, the cluster's view from the members.
-            facts = ClusterRun.gather(connections, connection.forks, hosts.stream().map(Hosts::target).toList(), probes);
+            facts = ClusterRun.gather(connections, connection.forks, hosts, inventory.hosts(), probes);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (output == OutputFormat.json) {

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdwright.engine.facts.HostFacts;
 import io.etcdwright.engine.facts.HostReport;
 import io.etcdwright.engine.facts.Probe;
+import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.source.InvalidInputException;
 import io.etcdwright.engine.source.Location;
@@ -118,7 +119,9 @@ final class FactsFile {
      *         be read, is not a facts file, is of another format or cluster, was recorded with
      *         other probe arguments (paths, ports) than this spec's, or lacks a host of the spec
      */
-    static ClusterRun.Facts load(Path file, String cluster, List<String> hostNames, EtcdProbes probes) {
+    static ClusterRun.Facts load(Path file, String cluster, List<InventoryHost> members, Map<String, InventoryHost> inventory,
+                                 EtcdProbes probes) {
+        List<String> hostNames = members.stream().map(InventoryHost::name).toList();
         String text = readText(file);
         JsonNode doc;
         try {
@@ -158,29 +161,44 @@ final class FactsFile {
             i++;
         }
         List<HostReport> reports = new ArrayList<>();
-        Map<String, String> addresses = new LinkedHashMap<>();
         List<String> missing = hostNames.stream().filter(h -> !byName.containsKey(h)).toList();
         if (!missing.isEmpty()) {
             throw problem(file, null, "hosts", "no facts of " + String.join(", ", missing) + " (a member host of the spec):"
                     + " record them with 'etcdwright facts -i INVENTORY -f SPEC -o json' and no --limit");
         }
         for (String name : hostNames) {
-            JsonNode h = byName.get(name);
-            String field = "hosts[" + name + "]";
-            addresses.put(name, h.path("address").asText(""));
-            if (!h.path("reachable").asBoolean(false)) {
-                SshException.Reason reason;
-                try {
-                    reason = SshException.Reason.valueOf(h.path("reason").asText("").toUpperCase());
-                } catch (IllegalArgumentException e) {
-                    throw problem(file, null, field + ".reason", "is " + h.path("reason") + ", not a reason etcdwright records");
-                }
-                reports.add(new HostReport.Unreachable(name, reason, h.path("message").asText("")));
-                continue;
-            }
-            reports.add(new HostReport.Reachable(hostFacts(file, field, name, h, probes)));
+            reports.add(report(file, name, byName.get(name), probes));
         }
-        return ClusterRun.Facts.of(reports, probes, addresses);
+        // As a live gathering does: members the spec no longer lists answer for themselves, from
+        // their hosts' recorded facts.
+        java.util.Set<String> memberHosts = new java.util.LinkedHashSet<>(hostNames);
+        ClusterRun.Facts facts = ClusterRun.Facts.of(reports, probes, inventory, memberHosts);
+        List<InventoryHost> leaving = facts.leavingHosts(inventory);
+        if (leaving.isEmpty()) {
+            return facts;
+        }
+        for (InventoryHost h : leaving) {
+            if (!byName.containsKey(h.name())) {
+                throw problem(file, null, "hosts", "no facts of " + h.name() + ", where the cluster lists a member the spec"
+                        + " does not (a live plan asks it): record the facts again with 'etcdwright facts -i INVENTORY -f SPEC -o json'");
+            }
+            reports.add(report(file, h.name(), byName.get(h.name()), probes));
+        }
+        return ClusterRun.Facts.of(reports, probes, inventory, memberHosts);
+    }
+
+    private static HostReport report(Path file, String name, JsonNode h, EtcdProbes probes) {
+        String field = "hosts[" + name + "]";
+        if (!h.path("reachable").asBoolean(false)) {
+            SshException.Reason reason;
+            try {
+                reason = SshException.Reason.valueOf(h.path("reason").asText("").toUpperCase());
+            } catch (IllegalArgumentException e) {
+                throw problem(file, null, field + ".reason", "is " + h.path("reason") + ", not a reason etcdwright records");
+            }
+            return new HostReport.Unreachable(name, reason, h.path("message").asText(""));
+        }
+        return new HostReport.Reachable(hostFacts(file, field, name, h, probes));
     }
 
     private static HostFacts hostFacts(Path file, String field, String name, JsonNode h, EtcdProbes probes) {

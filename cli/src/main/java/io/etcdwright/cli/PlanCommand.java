@@ -60,7 +60,7 @@ final class PlanCommand implements Callable<Integer> {
             EtcdLayout layout = Layouts.of(desired);
             EtcdProbes probes = EtcdProbes.of(layout);
             ClusterRun.Facts recorded = FactsFile.load(facts, desired.spec().name(),
-                    desired.members().stream().map(m -> m.host().name()).toList(), probes);
+                    desired.members().stream().map(m -> m.host()).toList(), desired.inventory().hosts(), probes);
             plan = plan(desired, layout, recorded, !noSnapshot);
         } else {
             try (ClusterRun run = ClusterRun.open(input, connection)) {

@@ -82,10 +82,10 @@ class FactsFileTest {
     @Test
     void writtenAndLoadedTheFactsAndTheClusterViewAreTheSame() throws Exception {
         for (String name : List.of("three-converged", "three-h2-stopped")) {
-            ClusterRun.Facts recorded = FactsFile.load(fixture(name), "three", HOSTS, PROBES);
+            ClusterRun.Facts recorded = load(fixture(name), HOSTS, PROBES);
             Path again = dir.resolve(name + ".json");
             Files.writeString(again, Json.write(FactsFile.document("three", Instant.now(), recorded, PROBES)));
-            ClusterRun.Facts reloaded = FactsFile.load(again, "three", HOSTS, PROBES);
+            ClusterRun.Facts reloaded = load(again, HOSTS, PROBES);
             assertEquals(recorded.byHost(), reloaded.byHost(), name);
             assertEquals(recorded.cluster(), reloaded.cluster(), name);
             assertEquals(recorded.addresses(), reloaded.addresses(), name);
@@ -101,13 +101,13 @@ class FactsFileTest {
 
     @Test
     void theClusterViewComesFromTheRecordedAnswers() throws Exception {
-        ClusterStatus converged = FactsFile.load(fixture("three-converged"), "three", HOSTS, PROBES).cluster().orElseThrow();
+        ClusterStatus converged = load(fixture("three-converged"), HOSTS, PROBES).cluster().orElseThrow();
         assertTrue(converged.allHealthy());
         assertEquals(List.of("h1", "h2", "h3"), converged.members().stream().map(MemberStatus::name).sorted().toList());
         assertEquals("h2", converged.leader().orElseThrow().name());
         assertEquals(java.util.Optional.of("3.5.0"), converged.clusterVersion());
 
-        ClusterStatus drifted = FactsFile.load(fixture("three-h2-stopped"), "three", HOSTS, PROBES).cluster().orElseThrow();
+        ClusterStatus drifted = load(fixture("three-h2-stopped"), HOSTS, PROBES).cluster().orElseThrow();
         assertTrue(drifted.quorum());
         assertTrue(drifted.leader().isPresent(), "h1 or h3 took over from h2");
         assertFalse(drifted.leader().orElseThrow().name().equals("h2"));
@@ -120,7 +120,7 @@ class FactsFileTest {
     void theViewDerivedOfflineIsTheOneRecordedLive() throws Exception {
         for (String name : List.of("three-converged", "three-h2-stopped")) {
             JsonNode recorded = JSON.readTree(fixture(name).toFile()).path("cluster_facts");
-            ClusterStatus derived = FactsFile.load(fixture(name), "three", HOSTS, PROBES).cluster().orElseThrow();
+            ClusterStatus derived = load(fixture(name), HOSTS, PROBES).cluster().orElseThrow();
             assertEquals(recorded, JSON.readTree(Json.write(FactsFile.clusterView(derived))), name);
         }
     }
@@ -170,7 +170,7 @@ class FactsFileTest {
     void factsRecordedForOtherPathsAreRefusedNotMisread() throws Exception {
         EtcdProbes elsewhere = EtcdProbes.of(new EtcdLayout("/srv/etcd", 2379, 2380));
         InvalidInputException e = assertThrows(InvalidInputException.class,
-                () -> FactsFile.load(fixture("three-converged"), "three", HOSTS, elsewhere));
+                () -> load(fixture("three-converged"), HOSTS, elsewhere));
         assertTrue(e.getMessage().contains("hosts[h1].probe_arguments.etcd_host_setup: the facts were recorded for"
                 + " [/etc/etcd, /etc/etcd/pki, /var/lib/etcd], this spec asks for [/etc/etcd, /etc/etcd/pki, /srv/etcd]"
                 + " (other paths or ports): record them again"), e.getMessage());
@@ -184,7 +184,7 @@ class FactsFileTest {
                     .put("message", "SSH connection to 10.78.0.13:22 timed out");
             ((ArrayNode) d.path("hosts")).set(2, h3);
         });
-        ClusterRun.Facts facts = FactsFile.load(file, "three", HOSTS, PROBES);
+        ClusterRun.Facts facts = load(file, HOSTS, PROBES);
         IllegalStateException e = assertThrows(IllegalStateException.class, facts::requireAllReachable);
         assertTrue(e.getMessage().contains("h3: SSH connection to 10.78.0.13:22 timed out"), e.getMessage());
         Result r = run("plan", "-i", inventory.toString(), "-f", spec.toString(), "--facts", file.toString());
@@ -211,6 +211,25 @@ class FactsFileTest {
         assertNoHostContacted();
     }
 
+    /** The spec lists h1 and h2 only: h3, still a member, is leaving and answers for itself from its recorded facts. */
+    @Test
+    void aLeavingMembersRecordedAnswerCountsAndIsRequired() throws Exception {
+        ClusterRun.Facts facts = load(fixture("three-converged"), List.of("h1", "h2"), PROBES);
+        assertEquals(java.util.Set.of("h1", "h2"), facts.byHost().keySet());
+        ClusterStatus c = facts.cluster().orElseThrow();
+        assertTrue(c.allHealthy(), c.toString());
+        assertEquals(3, facts.reports().size());
+
+        Path file = edit("no-h3", d -> ((ArrayNode) d.path("hosts")).remove(2));
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> load(file, List.of("h1", "h2"), PROBES));
+        assertTrue(e.getMessage().contains("no facts of h3, where the cluster lists a member the spec does not"), e.getMessage());
+    }
+
+    private ClusterRun.Facts load(Path file, List<String> members, EtcdProbes probes) {
+        var inv = io.etcdwright.engine.inventory.InventoryLoader.load(inventory);
+        return FactsFile.load(file, "three", members.stream().map(h -> inv.hosts().get(h)).toList(), inv.hosts(), probes);
+    }
+
     private void assertNoHostContacted() throws Exception {
         for (ServerSocket host : hosts) {
             try (var ignored = host.accept()) {
@@ -222,7 +241,7 @@ class FactsFileTest {
     }
 
     private void assertRefused(Path file, String expected) {
-        InvalidInputException e = assertThrows(InvalidInputException.class, () -> FactsFile.load(file, "three", HOSTS, PROBES));
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> load(file, HOSTS, PROBES));
         String message = e.problems().get(0).toString();
         assertTrue(message.startsWith(file.toString() + ":"), message);
         assertTrue(message.contains(expected), message);

@@ -41,24 +41,37 @@ public final class ClusterFacts {
      * One host as fact gathering left it.
      *
      * @param host        inventory name
-     * @param address     its address (what peer URLs name)
+     * @param address     the address etcd advertises there (what peer URLs name)
+     * @param memberName  the etcd member name it runs as
      * @param facts       its facts, when it was reached
      * @param unreachable why it was not reached (empty when it was)
      */
-    public record HostAnswer(String host, String address, Optional<EtcdHostFacts> facts, String unreachable) {
+    public record HostAnswer(String host, String address, String memberName, Optional<EtcdHostFacts> facts,
+                             String unreachable) {
         public HostAnswer {
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(address, "address");
+            Objects.requireNonNull(memberName, "memberName");
             Objects.requireNonNull(facts, "facts");
             Objects.requireNonNull(unreachable, "unreachable");
         }
 
-        public static HostAnswer reachable(String address, EtcdHostFacts facts) {
-            return new HostAnswer(facts.host(), address, Optional.of(facts), "");
+        public static HostAnswer reachable(String address, String memberName, EtcdHostFacts facts) {
+            return new HostAnswer(facts.host(), address, memberName, Optional.of(facts), "");
         }
 
+        public static HostAnswer unreachable(String host, String address, String memberName, String why) {
+            return new HostAnswer(host, address, memberName, Optional.empty(), why);
+        }
+
+        /** A host whose member name is its inventory name. */
+        public static HostAnswer reachable(String address, EtcdHostFacts facts) {
+            return reachable(address, facts.host(), facts);
+        }
+
+        /** A host whose member name is its inventory name. */
         public static HostAnswer unreachable(String host, String address, String why) {
-            return new HostAnswer(host, address, Optional.empty(), why);
+            return unreachable(host, address, host, why);
         }
 
         Optional<LocalStatus> status() {
@@ -160,7 +173,7 @@ public final class ClusterFacts {
                     s.raftAppliedIndex() > 0 ? OptionalLong.of(s.raftAppliedIndex()) : OptionalLong.empty());
         }
         Optional<HostAnswer> host = hosts.stream().filter(h -> peerHosts(m).contains(h.address())).findFirst()
-                .or(() -> hosts.stream().filter(h -> !m.name().isEmpty() && h.host().equals(m.name())).findFirst());
+                .or(() -> hosts.stream().filter(h -> !m.name().isEmpty() && h.memberName().equals(m.name())).findFirst());
         if (host.isEmpty()) {
             return down(m, leader, "not on any host of the inventory (peer URL " + String.join(", ", m.peerUrls())
                     + "): no host to ask it");
@@ -187,6 +200,11 @@ public final class ClusterFacts {
     private static MemberStatus down(ListedMember m, boolean leader, String why) {
         return new MemberStatus(m.name(), m.id(), m.clientUrls(), m.peerUrls(), m.learner(), leader, Optional.empty(),
                 OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), false, Optional.of(why));
+    }
+
+    /** The addresses in a member's peer URLs: where its host is, whatever the inventory calls it. */
+    public static Set<String> peerAddresses(MemberStatus m) {
+        return peerHosts(new ListedMember(m.id(), m.name(), m.peerUrls(), m.clientUrls(), m.learner()));
     }
 
     private static Set<String> peerHosts(ListedMember m) {
