@@ -9,6 +9,7 @@ import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.cluster.FactsView;
 import picocli.CommandLine.Command;
@@ -82,7 +83,7 @@ final class FactsCommand implements Callable<Integer> {
             for (HostReport report : facts.reports()) {
                 String address = facts.addresses().getOrDefault(report.host(), "");
                 if (report instanceof HostReport.Reachable r) {
-                    out.print(FactsView.text(FactsView.of(address, facts.byHost().get(r.host()), r.facts().gatherTime(),
+                    out.print(FactsView.text(FactsView.of(address, EtcdHostFacts.from(r.facts(), probes), r.facts().gatherTime(),
                             r.facts().clockSkewMillis())));
                 } else if (report instanceof HostReport.Unreachable u) {
                     out.print(FactsView.text(FactsView.unreachable(u.host(), address, u.reason().name(), u.message())));

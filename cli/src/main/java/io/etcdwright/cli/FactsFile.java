@@ -78,7 +78,8 @@ final class FactsFile {
         for (HostReport report : facts.reports()) {
             String address = facts.addresses().getOrDefault(report.host(), "");
             if (report instanceof HostReport.Reachable r) {
-                EtcdHostFacts typed = facts.byHost().get(r.host());
+                // Every reachable host, a leaving member's too (it is not among the members' facts).
+                EtcdHostFacts typed = EtcdHostFacts.from(r.facts(), probes);
                 Map<String, Object> host = new LinkedHashMap<>(FactsView.of(address, typed, r.facts().gatherTime(),
                         r.facts().clockSkewMillis()));
                 host.put("probe_arguments", arguments);

@@ -225,6 +225,24 @@ class FactsFileTest {
         assertTrue(e.getMessage().contains("no facts of h3, where the cluster lists a member the spec does not"), e.getMessage());
     }
 
+    /**
+     * Recorded with h2 and h3 stopped and a spec of h1 and h2: h1 alone has no quorum, etcdctl's
+     * linearizable member list fails, the serializable one from the gateway stands in; h3 (leaving)
+     * was asked too, and says it does not run.
+     */
+    @Test
+    void withoutQuorumTheMemberListStillComesAndTheLeavingHostAnswers() throws Exception {
+        ClusterRun.Facts facts = load(fixture("three-no-quorum-h3-leaving"), List.of("h1", "h2"), PROBES);
+        ClusterStatus c = facts.cluster().orElseThrow();
+        assertFalse(c.quorum());
+        assertTrue(c.leader().isEmpty());
+        assertEquals(3, c.members().size());
+        assertEquals(java.util.Map.of("h1", "reports: etcdserver: no leader", "h2", "etcd is not running on h2 (inactive)",
+                        "h3", "etcd is not running on h3 (inactive)"),
+                c.members().stream().collect(java.util.stream.Collectors.toMap(MemberStatus::name, m -> m.error().orElseThrow())));
+        assertEquals(java.util.Set.of("h1", "h2"), facts.byHost().keySet());
+    }
+
     private ClusterRun.Facts load(Path file, List<String> members, EtcdProbes probes) {
         var inv = io.etcdwright.engine.inventory.InventoryLoader.load(inventory);
         return FactsFile.load(file, "three", members.stream().map(h -> inv.hosts().get(h)).toList(), inv.hosts(), probes);

@@ -134,7 +134,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
      * workstation can reach the client port. The four questions (its status, the member list,
      * a linearizable health read, the alarms) go out at once, each bounded by short timeouts, so
      * the cluster's own view costs about one etcdctl call; the answers are JSON on one line each.
-     * /version (cluster version) is asked with curl when the host has it.
+     * /version (cluster version) is asked with curl when the host has it, and so is the member
+     * list once more, serializably, when etcdctl could not get it (no quorum).
      */
     private static final String SCRIPT = "d=$1 port=$2\n"
             + "[ -d \"$d\" ] && echo data_dir=1\n"
@@ -154,6 +155,13 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + " --cert " + EtcdLayout.pkiFile("admin.crt") + " --key " + EtcdLayout.pkiFile("admin.key")
             + " \"https://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
             + "  wait\n"
+            // etcdctl 3.5.13+ asks for the member list linearizably, which a member without quorum
+            // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
+            // from the gRPC gateway, serializable, when curl is there to ask.
+            + "  if [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then curl -sS --max-time 3 --cacert "
+            + EtcdLayout.pkiFile("ca.crt") + " --cert " + EtcdLayout.pkiFile("admin.crt") + " --key "
+            + EtcdLayout.pkiFile("admin.key") + " -X POST -d '{}' \"https://127.0.0.1:$port/v3/cluster/member/list\""
+            + " 2>/dev/null | tr -d '\\n' >\"$t/members\"; fi\n"
             + "  for k in status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
             + "  rm -rf -- \"$t\"\n"
             + "fi\n";

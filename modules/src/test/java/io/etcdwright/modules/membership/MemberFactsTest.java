@@ -56,6 +56,23 @@ class MemberFactsTest {
         assertEquals(4, f.status().orElseThrow().raftAppliedIndex());
     }
 
+    /** Captured from etcd 3.5.16's gRPC gateway (/v3/cluster/member/list) on a member without quorum: numbers as strings. */
+    @Test
+    void parsesTheGatewaysMemberListToo() {
+        MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("members={\"header\":{\"cluster_id\":\"3732871557984959026\","
+                + " \"member_id\":\"8691896788947702700\", \"raft_term\":\"3\"}, \"members\":[{\"ID\":\"1994984556441063996\","
+                + " \"name\":\"h3\", \"peerURLs\":[\"https://10.78.0.13:2380\"], \"clientURLs\":[\"https://10.78.0.13:2379\"]},"
+                + " {\"ID\":\"14002142539313740499\", \"name\":\"h2\", \"peerURLs\":[\"https://10.78.0.12:2380\"],"
+                + " \"clientURLs\":[], \"isLearner\":true}]}\nhealth=[{\"health\":false,\"error\":\"context deadline exceeded\"}]\n");
+        MemberFacts.ClusterAnswer c = f.cluster().orElseThrow();
+        assertEquals(new java.math.BigInteger("3732871557984959026").toString(16), c.clusterId());
+        assertEquals(3, c.raftTerm());
+        assertEquals(new java.math.BigInteger("1994984556441063996").toString(16), c.members().get(0).id());
+        assertEquals("h3", c.members().get(0).name());
+        assertTrue(c.members().get(1).learner());
+        assertFalse(c.healthy());
+    }
+
     @Test
     void anUnhealthyReadKeepsEtcdctlsReason() {
         MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("members=" + MEMBERS
