@@ -20,7 +20,9 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "facts", description = "Gather facts from hosts: OS, etcd installs, service, data, certificates, clock.")
@@ -62,9 +64,12 @@ final class FactsCommand implements Callable<Integer> {
             hosts = List.copyOf(inventory.hosts().values());
             layout = EtcdLayout.DEFAULT;
         }
+        // Where a leaving member may be asked too: the inventory, within --limit.
+        Map<String, InventoryHost> scope = new LinkedHashMap<>(inventory.hosts());
         if (limit != null) {
             List<String> allowed = inventory.limit(limit).stream().map(InventoryHost::name).toList();
             hosts = hosts.stream().filter(h -> allowed.contains(h.name())).toList();
+            scope.keySet().retainAll(allowed);
         }
         if (hosts.isEmpty()) {
             throw new IllegalArgumentException("no hosts match" + (limit == null ? "" : " --limit " + limit));
@@ -74,7 +79,7 @@ final class FactsCommand implements Callable<Integer> {
         ClusterRun.Facts facts;
         try (SshConnections connections = Hosts.connect(inventory, connection)) {
             // The same gathering as plan and apply: one round trip a host, the cluster's view from the members.
-            facts = ClusterRun.gather(connections, connection.forks, hosts, inventory.hosts(), probes);
+            facts = ClusterRun.gather(connections, connection.forks, hosts, scope, probes);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (output == OutputFormat.json) {
