@@ -41,11 +41,21 @@ final class ApplyCommand implements Callable<Integer> {
     @Option(names = "--detailed-exitcode", description = "Exit 2 when something was changed, 0 when nothing was.")
     boolean detailedExitcode;
 
+    /** Refused, not merely unknown: say why rather than "unknown option". */
+    @Option(names = "--facts", hidden = true, paramLabel = "FACTS")
+    Path facts;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
+        if (facts != null) {
+            throw new IllegalArgumentException("apply does not take --facts: recorded facts show the hosts as they were,"
+                    + " and steps must be planned from the hosts as they are. Review with 'etcdwright plan --facts "
+                    + facts + "', then apply with -i/-f (or a plan saved with 'plan --out', which apply checks against"
+                    + " fresh facts)");
+        }
         PrintWriter out = spec.commandLine().getOut();
         InputOptions input = new InputOptions();
         SavedPlan saved = null;

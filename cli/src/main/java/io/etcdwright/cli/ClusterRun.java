@@ -2,20 +2,28 @@ package io.etcdwright.cli;
 
 import io.etcdwright.engine.facts.FactGatherer;
 import io.etcdwright.engine.facts.HostReport;
+import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.engine.ssh.SshTarget;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.cluster.ClusterFacts;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.cluster.EtcdProbes;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClusterPki;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * One command's work on one cluster: the validated input, the SSH connections (one per host,
@@ -54,21 +62,101 @@ final class ClusterRun implements AutoCloseable {
 
     /** Facts of every member; unreachable hosts are listed, not thrown, so all are reported at once. */
     Facts gather() {
-        List<HostReport> reports = new FactGatherer(connections, forks).gather(List.copyOf(targets.values()), probes.all());
-        Map<String, EtcdHostFacts> facts = new LinkedHashMap<>();
-        Map<String, String> unreachable = new LinkedHashMap<>();
-        for (HostReport r : reports) {
-            if (r instanceof HostReport.Reachable ok) {
-                facts.put(ok.host(), EtcdHostFacts.from(ok.facts(), probes));
-            } else if (r instanceof HostReport.Unreachable down) {
-                unreachable.put(down.host(), down.message());
-            }
-        }
-        return new Facts(facts, unreachable);
+        return gather(connections, forks, desired.members().stream().map(Member::host).toList(),
+                desired.inventory().hosts(), probes);
     }
 
-    /** What was gathered: facts by host, and why each unreachable host could not be asked. */
-    record Facts(Map<String, EtcdHostFacts> byHost, Map<String, String> unreachable) {
+    /**
+     * The one way facts are gathered (plan, apply, facts): every probe on every member host in
+     * one round trip a host, then the cluster's own view derived from what the members answered.
+     * A member of the cluster that the spec no longer lists (it is leaving) answers for itself
+     * too when its host is in the inventory: asked in a second round, only when there is one.
+     */
+    static Facts gather(SshConnections connections, int forks, List<InventoryHost> members,
+                        Map<String, InventoryHost> inventory, EtcdProbes probes) {
+        FactGatherer gatherer = new FactGatherer(connections, forks);
+        List<HostReport> reports = new ArrayList<>(gatherer.gather(members.stream().map(Hosts::target).toList(), probes.all()));
+        Set<String> memberHosts = new LinkedHashSet<>();
+        members.forEach(h -> memberHosts.add(h.name()));
+        Facts facts = Facts.of(reports, probes, inventory, memberHosts);
+        List<InventoryHost> leaving = facts.leavingHosts(inventory);
+        if (leaving.isEmpty()) {
+            return facts;
+        }
+        reports.addAll(gatherer.gather(leaving.stream().map(Hosts::target).toList(), probes.all()));
+        return Facts.of(reports, probes, inventory, memberHosts);
+    }
+
+    /**
+     * What one gathering saw.
+     *
+     * @param reports     every host's report, raw probe outputs included (what a facts file records):
+     *                    the member hosts', then those of leaving members
+     * @param addresses   each host's SSH address, by host name
+     * @param byHost      the member hosts' facts, typed (a leaving member's host is not among them)
+     * @param unreachable why each member host that could not be reached was not, by host
+     * @param cluster     the cluster's own view from the members' answers ({@link ClusterFacts});
+     *                    empty when no member answered
+     */
+    record Facts(List<HostReport> reports, Map<String, String> addresses, Map<String, EtcdHostFacts> byHost,
+                 Map<String, String> unreachable, Optional<ClusterStatus> cluster) {
+
+        /**
+         * Types the reports with the probes that produced them; pure, so recorded reports give the
+         * same facts. {@code memberHosts} are the spec's; other reported hosts only speak for the
+         * cluster's view.
+         */
+        static Facts of(List<HostReport> reports, EtcdProbes probes, Map<String, InventoryHost> inventory,
+                        Set<String> memberHosts) {
+            Map<String, EtcdHostFacts> facts = new LinkedHashMap<>();
+            Map<String, String> addresses = new LinkedHashMap<>();
+            Map<String, String> unreachable = new LinkedHashMap<>();
+            List<ClusterFacts.HostAnswer> answers = new ArrayList<>();
+            for (HostReport r : reports) {
+                InventoryHost host = inventory.get(r.host());
+                String etcdAddress = host == null ? "" : host.etcdAddress();
+                String memberName = host == null ? r.host() : host.memberName();
+                addresses.put(r.host(), host == null ? "" : host.address());
+                boolean member = memberHosts.contains(r.host());
+                if (r instanceof HostReport.Reachable ok) {
+                    EtcdHostFacts typed = EtcdHostFacts.from(ok.facts(), probes);
+                    if (member) {
+                        facts.put(ok.host(), typed);
+                    }
+                    answers.add(ClusterFacts.HostAnswer.reachable(etcdAddress, memberName, typed));
+                } else if (r instanceof HostReport.Unreachable down) {
+                    if (member) {
+                        unreachable.put(down.host(), down.message());
+                    }
+                    answers.add(ClusterFacts.HostAnswer.unreachable(down.host(), etcdAddress, memberName, down.message()));
+                }
+            }
+            return new Facts(List.copyOf(reports), Collections.unmodifiableMap(addresses), facts, unreachable,
+                    ClusterFacts.derive(answers));
+        }
+
+        /**
+         * Inventory hosts not yet asked where the cluster lists a member (by the address in its
+         * peer URLs): members the spec no longer lists, whose own answer says how they are.
+         */
+        List<InventoryHost> leavingHosts(Map<String, InventoryHost> inventory) {
+            if (cluster.isEmpty()) {
+                return List.of();
+            }
+            Set<String> asked = new LinkedHashSet<>();
+            reports.forEach(r -> asked.add(r.host()));
+            List<InventoryHost> leaving = new ArrayList<>();
+            for (MemberStatus m : cluster.get().members()) {
+                Set<String> at = ClusterFacts.peerAddresses(m);
+                inventory.values().stream()
+                        .filter(h -> !asked.contains(h.name()) && at.contains(h.etcdAddress()))
+                        .findFirst().ifPresent(h -> {
+                            asked.add(h.name());
+                            leaving.add(h);
+                        });
+            }
+            return leaving;
+        }
     }
 
     ClusterPki pki() {

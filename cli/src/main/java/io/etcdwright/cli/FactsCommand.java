@@ -1,7 +1,5 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.engine.facts.FactGatherer;
-import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.facts.HostReport;
 import io.etcdwright.engine.inventory.Inventory;
 import io.etcdwright.engine.inventory.InventoryHost;
@@ -21,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -53,46 +52,49 @@ final class FactsCommand implements Callable<Integer> {
         Inventory inventory;
         List<InventoryHost> hosts;
         EtcdLayout layout;
+        String cluster = null;
         if (specFile != null) {
             DesiredState desired = DesiredStateLoader.load(inventoryFile, specFile);
             inventory = desired.inventory();
             hosts = desired.members().stream().map(m -> m.host()).toList();
             layout = Layouts.of(desired);
+            cluster = desired.spec().name();
         } else {
             inventory = InventoryLoader.load(inventoryFile);
             hosts = List.copyOf(inventory.hosts().values());
             layout = EtcdLayout.DEFAULT;
         }
+        // Where a leaving member may be asked too: the inventory, within --limit.
+        Map<String, InventoryHost> scope = new LinkedHashMap<>(inventory.hosts());
         if (limit != null) {
             List<String> allowed = inventory.limit(limit).stream().map(InventoryHost::name).toList();
             hosts = hosts.stream().filter(h -> allowed.contains(h.name())).toList();
+            scope.keySet().retainAll(allowed);
         }
         if (hosts.isEmpty()) {
             throw new IllegalArgumentException("no hosts match" + (limit == null ? "" : " --limit " + limit));
         }
         EtcdProbes probes = EtcdProbes.of(layout);
-        List<HostReport> reports;
+        Instant gatheredAt = Instant.now();
+        ClusterRun.Facts facts;
         try (SshConnections connections = Hosts.connect(inventory, connection)) {
-            reports = new FactGatherer(connections, connection.forks)
-                    .gather(hosts.stream().map(Hosts::target).toList(), probes.all());
-        }
-        List<Map<String, Object>> views = new ArrayList<>();
-        for (HostReport report : reports) {
-            InventoryHost host = inventory.hosts().get(report.host());
-            if (report instanceof HostReport.Reachable r) {
-                views.add(FactsView.of(host.address(), EtcdHostFacts.from(r.facts(), probes), r.facts().gatherTime(),
-                        r.facts().clockSkewMillis()));
-            } else if (report instanceof HostReport.Unreachable u) {
-                views.add(FactsView.unreachable(u.host(), host.address(), u.reason().name(), u.message()));
-            }
+            // The same gathering as plan and apply: one round trip a host, the cluster's view from the members.
+            facts = ClusterRun.gather(connections, connection.forks, hosts, scope, probes);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (output == OutputFormat.json) {
-            out.println(Json.write(Map.of("hosts", views)));
+            out.println(Json.write(FactsFile.document(cluster, gatheredAt, facts, probes)));
         } else {
-            views.forEach(v -> out.print(FactsView.text(v)));
+            for (HostReport report : facts.reports()) {
+                String address = facts.addresses().getOrDefault(report.host(), "");
+                if (report instanceof HostReport.Reachable r) {
+                    out.print(FactsView.text(FactsView.of(address, EtcdHostFacts.from(r.facts(), probes), r.facts().gatherTime(),
+                            r.facts().clockSkewMillis())));
+                } else if (report instanceof HostReport.Unreachable u) {
+                    out.print(FactsView.text(FactsView.unreachable(u.host(), address, u.reason().name(), u.message())));
+                }
+            }
         }
-        boolean anyUnreachable = reports.stream().anyMatch(r -> r instanceof HostReport.Unreachable);
-        return anyUnreachable ? Main.ERROR : Main.OK;
+        return facts.unreachable().isEmpty() ? Main.OK : Main.ERROR;
     }
 }

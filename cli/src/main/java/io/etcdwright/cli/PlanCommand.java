@@ -1,14 +1,13 @@
 package io.etcdwright.cli;
 
 import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.cluster.ConvergePlanner;
-import io.etcdwright.modules.cluster.Endpoints;
+import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.cluster.PendingStops;
 import io.etcdwright.modules.install.ReleaseCache;
-import io.etcdwright.modules.membership.ClusterStatus;
-import io.etcdwright.modules.membership.EtcdAdminClient;
-import io.etcdwright.modules.membership.EtcdAdminException;
-import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.pki.ClusterPki;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,10 +15,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -50,58 +46,63 @@ final class PlanCommand implements Callable<Integer> {
     @Option(names = "--detailed-exitcode", description = "Exit 0 with no changes, 2 with changes, 1 on error.")
     boolean detailedExitcode;
 
+    @Option(names = "--facts", paramLabel = "FACTS", description = "Plan offline from facts recorded with"
+            + " 'etcdwright facts -i INVENTORY -f SPEC -o json > FACTS': no host is contacted.")
+    Path facts;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (ClusterRun run = ClusterRun.open(input, connection)) {
-            Plan plan = make(run, !noSnapshot, waits.timeouts());
-            if (output == OutputFormat.json) {
-                out.println(PlanPrinter.json(plan));
-            } else {
-                PlanPrinter.text(plan, diff, out);
+        Plan plan;
+        if (facts != null) {
+            // Offline: the recorded facts stand for the hosts; no connection is opened at all.
+            DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+            EtcdLayout layout = Layouts.of(desired);
+            EtcdProbes probes = EtcdProbes.of(layout);
+            ClusterRun.Facts recorded = FactsFile.load(facts, desired.spec().name(),
+                    desired.members().stream().map(m -> m.host()).toList(), desired.inventory().hosts(), probes);
+            plan = plan(desired, layout, recorded, !noSnapshot, waits.timeouts());
+        } else {
+            try (ClusterRun run = ClusterRun.open(input, connection)) {
+                plan = make(run, !noSnapshot, waits.timeouts());
             }
-            if (this.out != null) {
-                SavedPlan.of(input.inventory, input.spec, plan).write(this.out);
-                if (output == OutputFormat.text) {
-                    out.println("Saved the plan to " + this.out + ". Run: etcdwright apply " + this.out);
-                }
-            }
-            if (plan.isRefused()) {
-                return Main.ERROR;
-            }
-            return detailedExitcode && plan.hasChanges() ? Main.CHANGES : Main.OK;
         }
+        if (output == OutputFormat.json) {
+            out.println(PlanPrinter.json(plan));
+        } else {
+            PlanPrinter.text(plan, diff, out);
+        }
+        if (this.out != null) {
+            SavedPlan.of(input.inventory, input.spec, plan).write(this.out);
+            if (output == OutputFormat.text) {
+                out.println("Saved the plan to " + this.out + ". Run: etcdwright apply " + this.out);
+            }
+        }
+        if (plan.isRefused()) {
+            return Main.ERROR;
+        }
+        return detailedExitcode && plan.hasChanges() ? Main.CHANGES : Main.OK;
     }
 
     static Plan make(ClusterRun run, boolean snapshot, ConvergePlanner.Timeouts timeouts) {
-        ClusterRun.Facts facts = run.gather();
-        ClusterPki pki = run.pki();
-        Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(run.desired.spec().name())) : Optional.empty();
-        return ConvergePlanner.plan(new ConvergePlanner.Inputs(run.desired, run.layout, facts.byHost(), facts.unreachable(), pki,
-                new ReleaseCache(EtcdwrightHome.releaseCache()), clusterView(run, facts, pki), snapshots,
-                new PendingStops(EtcdwrightHome.removedHostsDir(run.desired.spec().name())), timeouts));
+        return plan(run.desired, run.layout, run.gather(), snapshot, timeouts);
     }
 
     /**
-     * The cluster's own member list and each member's health, asked once of the members that run:
-     * what membership changes are planned from. Empty for a cluster not created yet, or when no
-     * member answers (then the planner refuses to add members rather than guess).
+     * The plan from facts, live or recorded: the cluster's own view (member list, leader, health)
+     * comes with them, derived from what the members answered on their hosts
+     * ({@link io.etcdwright.modules.cluster.ClusterFacts}); the workstation's PKI, release cache
+     * and pending stops are read as they are now.
      */
-    static Optional<ClusterStatus> clusterView(ClusterRun run, ClusterRun.Facts facts, ClusterPki pki) {
-        boolean anyRunning = facts.byHost().values().stream().anyMatch(f -> f.service().running());
-        Health.Access access = Endpoints.healthAccess(pki);
-        if (!anyRunning || !Files.isRegularFile(access.clientCert()) || !Files.isRegularFile(access.clientKey())) {
-            return Optional.empty();
-        }
-        List<String> endpoints = Endpoints.clientUrls(run.desired.members(), run.layout);
-        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, access.caCert(), access.clientCert(),
-                access.clientKey(), Duration.ofSeconds(5))) {
-            return Optional.of(client.status());
-        } catch (EtcdAdminException e) {
-            return Optional.empty();
-        }
+    static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
+                     ConvergePlanner.Timeouts timeouts) {
+        ClusterPki pki = Pkis.of(desired);
+        Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(desired.spec().name())) : Optional.empty();
+        return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, facts.byHost(), facts.unreachable(), pki,
+                new ReleaseCache(EtcdwrightHome.releaseCache()), facts.cluster(), snapshots,
+                new PendingStops(EtcdwrightHome.removedHostsDir(desired.spec().name())), timeouts));
     }
 }

@@ -11,12 +11,22 @@ import java.util.Optional;
  * @param clusterId the cluster id in lower-case hex, as etcdctl prints it
  * @param quorum    whether a linearizable read went through within the timeout: proof that a
  *                  leader with a quorum behind it serves requests right now
+ * @param clusterVersion the cluster version (the minor all members speak), when it was asked
+ * @param alarms    the cluster's alarms (NOSPACE, CORRUPT), when they were asked
  */
-public record ClusterStatus(List<MemberStatus> members, Optional<String> clusterId, boolean quorum) {
+public record ClusterStatus(List<MemberStatus> members, Optional<String> clusterId, boolean quorum,
+                            Optional<String> clusterVersion, List<MemberFacts.Alarm> alarms) {
 
     public ClusterStatus {
         members = List.copyOf(members);
         Objects.requireNonNull(clusterId, "clusterId");
+        Objects.requireNonNull(clusterVersion, "clusterVersion");
+        alarms = List.copyOf(alarms);
+    }
+
+    /** A cluster whose version and alarms were not asked. */
+    public ClusterStatus(List<MemberStatus> members, Optional<String> clusterId, boolean quorum) {
+        this(members, clusterId, quorum, Optional.empty(), List.of());
     }
 
     /** The member the answers named as leader, if any did. */

@@ -6,6 +6,9 @@ import io.etcdwright.engine.facts.KeyValues;
 import io.etcdwright.engine.facts.Probe;
 import io.etcdwright.modules.EtcdLayout;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -18,16 +21,82 @@ import java.util.OptionalLong;
  * @param dataBytes      size of the data directory
  * @param freeBytes      free space on the file system holding the data directory
  * @param status         the local member's own status, when it answered over TLS
+ * @param cluster        what the local member says about the cluster (member list, a linearizable
+ *                       health read, alarms, versions), when it answered; the raw material of
+ *                       {@code ClusterFacts}
  */
 public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dataBytes, long freeBytes,
-                          Optional<LocalStatus> status) {
+                          Optional<LocalStatus> status, Optional<ClusterAnswer> cluster) {
 
-    /** What {@code etcdctl endpoint status} says about the local member. */
+    public MemberFacts {
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(cluster, "cluster");
+    }
+
+    /** A member that said nothing about its cluster (not running, or before the cluster facts existed). */
+    public MemberFacts(boolean dataDirExists, boolean hasMemberData, long dataBytes, long freeBytes,
+                       Optional<LocalStatus> status) {
+        this(dataDirExists, hasMemberData, dataBytes, freeBytes, status, Optional.empty());
+    }
+
+    /**
+     * What {@code etcdctl endpoint status} says about the local member.
+     *
+     * @param raftAppliedIndex the last index it applied (0 when etcd did not say: 3.4)
+     * @param errors           what it reports wrong (alarms such as NOSPACE), as etcd words it
+     */
     public record LocalStatus(String memberId, String clusterId, String leaderId, String version,
-                              long dbSizeBytes, long raftTerm, long raftIndex, boolean learner) {
+                              long dbSizeBytes, long raftTerm, long raftIndex, boolean learner,
+                              long raftAppliedIndex, List<String> errors) {
+        public LocalStatus {
+            errors = List.copyOf(errors);
+        }
+
+        public LocalStatus(String memberId, String clusterId, String leaderId, String version,
+                           long dbSizeBytes, long raftTerm, long raftIndex, boolean learner) {
+            this(memberId, clusterId, leaderId, version, dbSizeBytes, raftTerm, raftIndex, learner, 0, List.of());
+        }
+
         public boolean isLeader() {
             return memberId.equals(leaderId);
         }
+    }
+
+    /**
+     * The cluster as one member sees it, asked on its own host in the same round trip as the rest.
+     *
+     * @param clusterId      the cluster id of the member list's header (hex)
+     * @param answeredBy     the member id that gave the member list (hex)
+     * @param raftTerm       the raft term in the member list's header: the newest view wins
+     * @param members        the member list, in etcd's order; empty when it did not answer
+     * @param healthy        whether {@code endpoint health} (a linearizable read) went through:
+     *                       proof that a leader with a quorum serves requests
+     * @param healthError    why it did not, as etcdctl said it (empty when healthy or unknown)
+     * @param alarms         the cluster's alarms (they are cluster-wide, replicated by raft)
+     * @param serverVersion  the member's etcd version from /version, when curl was there to ask
+     * @param clusterVersion the cluster version from /version, when curl was there to ask
+     */
+    public record ClusterAnswer(String clusterId, String answeredBy, long raftTerm, List<ListedMember> members,
+                                boolean healthy, String healthError, List<Alarm> alarms,
+                                Optional<String> serverVersion, Optional<String> clusterVersion) {
+        public ClusterAnswer {
+            members = List.copyOf(members);
+            alarms = List.copyOf(alarms);
+            Objects.requireNonNull(serverVersion, "serverVersion");
+            Objects.requireNonNull(clusterVersion, "clusterVersion");
+        }
+    }
+
+    /** One entry of {@code etcdctl member list}; ids in hex; a name is empty until the member started. */
+    public record ListedMember(String id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
+        public ListedMember {
+            peerUrls = List.copyOf(peerUrls);
+            clientUrls = List.copyOf(clientUrls);
+        }
+    }
+
+    /** An alarm raised on a member: NOSPACE, CORRUPT (or etcd's number for one this code does not know). */
+    public record Alarm(String memberId, String type) {
     }
 
     public static Probe<MemberFacts> probe(EtcdLayout layout) {
@@ -52,7 +121,9 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
                 KeyValues kv = KeyValues.parse(output);
                 return new MemberFacts(kv.isTrue("data_dir"), kv.isTrue("member_data"),
                         kv.getLong("data_bytes").orElse(0L), kv.getLong("free_bytes").orElse(0L),
-                        kv.get("status").flatMap(MemberFacts::parseStatus));
+                        kv.get("status").flatMap(MemberFacts::parseStatus),
+                        parseCluster(kv.getOr("members", ""), kv.getOr("health", ""), kv.getOr("alarms", ""),
+                                kv.getOr("versions", "")));
             }
         };
     }
@@ -60,7 +131,11 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
     /**
      * $1 the data directory, $2 the client port. The local member is asked with etcdctl and the
      * admin certificate on the host itself: these facts must not depend on whether the
-     * workstation can reach the client port.
+     * workstation can reach the client port. The four questions (its status, the member list,
+     * a linearizable health read, the alarms) go out at once, each bounded by short timeouts, so
+     * the cluster's own view costs about one etcdctl call; the answers are JSON on one line each.
+     * /version (cluster version) is asked with curl when the host has it, and so is the member
+     * list once more, serializably, when etcdctl could not get it (no quorum).
      */
     private static final String SCRIPT = "d=$1 port=$2\n"
             + "[ -d \"$d\" ] && echo data_dir=1\n"
@@ -69,11 +144,26 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "p=$d; while [ ! -d \"$p\" ]; do p=$(dirname -- \"$p\"); done\n"
             + "echo \"free_bytes=$(df -PB1 -- \"$p\" | awk 'NR==2 {print $4}')\"\n"
             + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && [ -r "
-            + EtcdLayout.pkiFile("admin.key") + " ]; then\n"
-            + "  echo \"status=$(ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
+            + EtcdLayout.pkiFile("admin.key") + " ] && t=$(mktemp -d); then\n"
+            + "  e() { ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
             + " --cacert=" + EtcdLayout.pkiFile("ca.crt") + " --cert=" + EtcdLayout.pkiFile("admin.crt")
             + " --key=" + EtcdLayout.pkiFile("admin.key") + " --dial-timeout=2s --command-timeout=3s"
-            + " endpoint status -w json 2>/dev/null)\"\n"
+            + " \"$@\" -w json 2>/dev/null | tr -d '\\n'; }\n"
+            + "  e endpoint status >\"$t/status\" & e member list >\"$t/members\" &"
+            + " e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
+            + "  if command -v curl >/dev/null; then curl -sS --max-time 3 --cacert " + EtcdLayout.pkiFile("ca.crt")
+            + " --cert " + EtcdLayout.pkiFile("admin.crt") + " --key " + EtcdLayout.pkiFile("admin.key")
+            + " \"https://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
+            + "  wait\n"
+            // etcdctl 3.5.13+ asks for the member list linearizably, which a member without quorum
+            // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
+            // from the gRPC gateway, serializable, when curl is there to ask.
+            + "  if [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then curl -sS --max-time 3 --cacert "
+            + EtcdLayout.pkiFile("ca.crt") + " --cert " + EtcdLayout.pkiFile("admin.crt") + " --key "
+            + EtcdLayout.pkiFile("admin.key") + " -X POST -d '{}' \"https://127.0.0.1:$port/v3/cluster/member/list\""
+            + " 2>/dev/null | tr -d '\\n' >\"$t/members\"; fi\n"
+            + "  for k in status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
+            + "  rm -rf -- \"$t\"\n"
             + "fi\n";
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,10 +181,77 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             return Optional.of(new LocalStatus(hex(header.path("member_id")), hex(header.path("cluster_id")),
                     hex(status.path("leader")), status.path("version").asText(""),
                     status.path("dbSize").asLong(0), status.path("raftTerm").asLong(0),
-                    status.path("raftIndex").asLong(0), status.path("isLearner").asBoolean(false)));
+                    status.path("raftIndex").asLong(0), status.path("isLearner").asBoolean(false),
+                    status.path("raftAppliedIndex").asLong(0), texts(status.path("errors"))));
         } catch (java.io.IOException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The cluster as the member saw it, from etcdctl's JSON (member list, endpoint health, alarm
+     * list) and /version; empty when the member list did not come (the member did not answer).
+     */
+    static Optional<ClusterAnswer> parseCluster(String membersJson, String healthJson, String alarmsJson,
+                                                String versionsJson) {
+        JsonNode list = tree(membersJson);
+        JsonNode header = list.path("header");
+        if (header.isMissingNode() || !list.path("members").isArray()) {
+            return Optional.empty();
+        }
+        List<ListedMember> members = new ArrayList<>();
+        for (JsonNode m : list.path("members")) {
+            members.add(new ListedMember(hex(m.path("ID")), m.path("name").asText(""), texts(m.path("peerURLs")),
+                    texts(m.path("clientURLs")), m.path("isLearner").asBoolean(false)));
+        }
+        JsonNode health = tree(healthJson);
+        JsonNode first = health.isArray() ? health.path(0) : health;
+        boolean healthy = first.path("health").asBoolean(false);
+        String healthError = healthy ? "" : first.path("error").asText(first.isMissingNode() ? "no answer" : "");
+        List<Alarm> alarms = new ArrayList<>();
+        for (JsonNode a : tree(alarmsJson).path("alarms")) {
+            alarms.add(new Alarm(hex(a.path("memberID")), alarmType(a.path("alarm"))));
+        }
+        JsonNode versions = tree(versionsJson);
+        return Optional.of(new ClusterAnswer(hex(header.path("cluster_id")), hex(header.path("member_id")),
+                header.path("raft_term").asLong(0), members, healthy, healthError, alarms,
+                text(versions.path("etcdserver")), text(versions.path("etcdcluster"))));
+    }
+
+    /** etcd's AlarmType: JSON gives its number; a name is kept as it is. */
+    static String alarmType(JsonNode alarm) {
+        if (alarm.isTextual()) {
+            return alarm.asText();
+        }
+        return switch (alarm.asInt(0)) {
+            case 0 -> "NONE";
+            case 1 -> "NOSPACE";
+            case 2 -> "CORRUPT";
+            default -> "ALARM " + alarm.asInt();
+        };
+    }
+
+    private static JsonNode tree(String json) {
+        if (json == null || json.isBlank()) {
+            return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        }
+        try {
+            return JSON.readTree(json);
+        } catch (java.io.IOException e) {
+            return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        }
+    }
+
+    private static Optional<String> text(JsonNode node) {
+        return node.isTextual() && !node.asText().isEmpty() ? Optional.of(node.asText()) : Optional.empty();
+    }
+
+    private static List<String> texts(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        if (array.isArray()) {
+            array.forEach(n -> out.add(n.asText()));
+        }
+        return out;
     }
 
     private static String hex(JsonNode number) {

@@ -28,6 +28,65 @@ class MemberFactsTest {
         assertFalse(s.learner());
     }
 
+    /** Captured from etcdctl 3.5.16 'member list -w json' (one learner added, not started yet). */
+    static final String MEMBERS = "{\"header\":{\"cluster_id\":15118495548433857066,\"member_id\":13668033151171901709,"
+            + "\"raft_term\":2},\"members\":[{\"ID\":13668033151171901709,\"name\":\"default\",\"peerURLs\":"
+            + "[\"http://127.0.0.1:23801\"],\"clientURLs\":[\"http://127.0.0.1:23791\"]},{\"ID\":15976263091622178426,"
+            + "\"peerURLs\":[\"http://127.0.0.1:23999\"],\"isLearner\":true}]}";
+
+    @Test
+    void parsesTheClusterAsTheMemberSeesIt() {
+        MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("data_dir=1\nstatus=" + STATUS + "\nmembers=" + MEMBERS
+                + "\nhealth=[{\"endpoint\":\"https://127.0.0.1:2379\",\"health\":true,\"took\":\"2.4ms\"}]"
+                + "\nalarms={\"header\":{\"cluster_id\":1,\"member_id\":2,\"revision\":1,\"raft_term\":2},"
+                + "\"alarms\":[{\"memberID\":13668033151171901709,\"alarm\":1}]}"
+                + "\nversions={\"etcdserver\":\"3.5.16\",\"etcdcluster\":\"3.5.0\"}\n");
+        MemberFacts.ClusterAnswer c = f.cluster().orElseThrow();
+        assertEquals("d1cfaf999eb97a2a", c.clusterId());
+        assertEquals("bdae9bbc11dd390d", c.answeredBy());
+        assertEquals(2, c.raftTerm());
+        assertEquals(2, c.members().size());
+        assertEquals(new MemberFacts.ListedMember("bdae9bbc11dd390d", "default", java.util.List.of("http://127.0.0.1:23801"),
+                java.util.List.of("http://127.0.0.1:23791"), false), c.members().get(0));
+        assertTrue(c.members().get(1).learner());
+        assertEquals("", c.members().get(1).name());
+        assertTrue(c.healthy());
+        assertEquals(java.util.List.of(new MemberFacts.Alarm("bdae9bbc11dd390d", "NOSPACE")), c.alarms());
+        assertEquals(java.util.Optional.of("3.5.0"), c.clusterVersion());
+        assertEquals(4, f.status().orElseThrow().raftAppliedIndex());
+    }
+
+    /** Captured from etcd 3.5.16's gRPC gateway (/v3/cluster/member/list) on a member without quorum: numbers as strings. */
+    @Test
+    void parsesTheGatewaysMemberListToo() {
+        MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("members={\"header\":{\"cluster_id\":\"3732871557984959026\","
+                + " \"member_id\":\"8691896788947702700\", \"raft_term\":\"3\"}, \"members\":[{\"ID\":\"1994984556441063996\","
+                + " \"name\":\"h3\", \"peerURLs\":[\"https://10.78.0.13:2380\"], \"clientURLs\":[\"https://10.78.0.13:2379\"]},"
+                + " {\"ID\":\"14002142539313740499\", \"name\":\"h2\", \"peerURLs\":[\"https://10.78.0.12:2380\"],"
+                + " \"clientURLs\":[], \"isLearner\":true}]}\nhealth=[{\"health\":false,\"error\":\"context deadline exceeded\"}]\n");
+        MemberFacts.ClusterAnswer c = f.cluster().orElseThrow();
+        assertEquals(new java.math.BigInteger("3732871557984959026").toString(16), c.clusterId());
+        assertEquals(3, c.raftTerm());
+        assertEquals(new java.math.BigInteger("1994984556441063996").toString(16), c.members().get(0).id());
+        assertEquals("h3", c.members().get(0).name());
+        assertTrue(c.members().get(1).learner());
+        assertFalse(c.healthy());
+    }
+
+    @Test
+    void anUnhealthyReadKeepsEtcdctlsReason() {
+        MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("members=" + MEMBERS
+                + "\nhealth=[{\"endpoint\":\"https://127.0.0.1:2379\",\"health\":false,\"took\":\"3s\","
+                + "\"error\":\"context deadline exceeded\"}]\nalarms=\n");
+        MemberFacts.ClusterAnswer c = f.cluster().orElseThrow();
+        assertFalse(c.healthy());
+        assertEquals("context deadline exceeded", c.healthError());
+        assertTrue(c.alarms().isEmpty());
+        assertTrue(c.clusterVersion().isEmpty());
+        // No member list (etcd did not answer): no cluster answer at all.
+        assertTrue(MemberFacts.probe(EtcdLayout.DEFAULT).parse("members=\nhealth=\n").cluster().isEmpty());
+    }
+
     @Test
     void noStatusWhenEtcdDidNotAnswer() {
         MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("free_bytes=1\nstatus=\n");

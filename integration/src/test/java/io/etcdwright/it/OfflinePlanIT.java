@@ -1,0 +1,126 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Recorded facts plan like live hosts: {@code plan --facts F} gives the same steps and fingerprint
+ * as a live {@code plan}, on a converged cluster and after drift (one member's etcd stopped), and
+ * still does with every host switched off.
+ */
+class OfflinePlanIT {
+    static final ObjectMapper JSON = new ObjectMapper();
+    /** A copy of the testbed's inventory: 'testbed down' deletes the original, and the offline plans need one. */
+    static String INV;
+    static Path home;
+    static Path spec;
+
+    @BeforeAll
+    static void hosts() throws Exception {
+        Testbed.up(3);
+        home = Testbed.freshWorkstationHome();
+        // The release server of this testbed (TESTBED_NET / TESTBED_HTTP_PORT), not the example's default.
+        String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
+        String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
+        String example = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
+                .replace("http://10.77.0.1:8799/", "http://" + net + ".1:" + port + "/");
+        spec = home.resolve("three.yaml");
+        Files.writeString(spec, example);
+        Path inventory = Files.createDirectories(home.resolve("inventory"));
+        Files.copy(Testbed.INVENTORY, inventory.resolve("hosts.yaml"));
+        Files.copy(Testbed.KNOWN_HOSTS, inventory.resolve("known_hosts"));
+        INV = inventory.resolve("hosts.yaml").toString();
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        Testbed.forgetWorkstationHome();
+        Testbed.down();
+    }
+
+    @Test
+    void recordedFactsPlanLikeTheLiveHostsEvenWhenTheyAreOff() throws Exception {
+        String f = spec.toString();
+        Cli.Run create = Cli.run("apply", "-i", INV, "-f", f, "--yes");
+        assertEquals(0, create.exitCode(), create.all());
+
+        // Converged: nothing to do, live and offline alike.
+        Path converged = record("converged");
+        JsonNode facts = JSON.readTree(converged.toFile());
+        assertEquals("etcdwright-facts/1", facts.path("format").asText());
+        assertEquals("three", facts.path("cluster").asText());
+        JsonNode cluster = facts.path("cluster_facts");
+        assertTrue(cluster.path("quorum").asBoolean(), cluster.toString());
+        assertEquals(3, cluster.path("members").size(), cluster.toString());
+        assertFalse(cluster.path("leader").isNull(), cluster.toString());
+        assertTrue(cluster.path("cluster_version").asText().startsWith("3.5"), cluster.toString());
+        JsonNode convergedLive = plan("plan", "-i", INV, "-f", f, "-o", "json");
+        assertFalse(convergedLive.path("changes").asBoolean(), convergedLive.toString());
+        assertEquals(convergedLive, plan("plan", "-i", INV, "-f", f, "--facts", converged.toString(), "-o", "json"));
+
+        // Drift: h2's etcd stopped. The facts say why h2 does not answer; both plans start it.
+        Testbed.ssh(2, "systemctl stop etcd.service");
+        Path drifted = record("drifted");
+        JsonNode h2 = member(JSON.readTree(drifted.toFile()).path("cluster_facts"), "h2");
+        assertFalse(h2.path("healthy").asBoolean(), h2.toString());
+        assertTrue(h2.path("error").asText().contains("etcd is not running on h2"), h2.toString());
+        JsonNode driftedLive = plan("plan", "-i", INV, "-f", f, "-o", "json");
+        assertTrue(driftedLive.path("changes").asBoolean(), driftedLive.toString());
+        assertTrue(driftedLive.path("steps").toString().contains("h2"), driftedLive.toString());
+        assertEquals(driftedLive, plan("plan", "-i", INV, "-f", f, "--facts", drifted.toString(), "-o", "json"));
+        assertNotEquals(convergedLive.path("fingerprint"), driftedLive.path("fingerprint"));
+
+        // A plan saved from recorded facts carries the live plan's fingerprint.
+        Path livePlan = home.resolve("live.plan");
+        Path offlinePlan = home.resolve("offline.plan");
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", f, "--out", livePlan.toString()).exitCode());
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", f, "--facts", drifted.toString(), "--out", offlinePlan.toString()).exitCode());
+        assertEquals(JSON.readTree(livePlan.toFile()).path("fingerprint"), JSON.readTree(offlinePlan.toFile()).path("fingerprint"));
+
+        // apply never takes recorded facts.
+        Cli.Run refused = Cli.run("apply", "-i", INV, "-f", f, "--facts", drifted.toString(), "--yes");
+        assertEquals(1, refused.exitCode(), refused.all());
+        assertTrue(refused.err().contains("apply does not take --facts"), refused.all());
+
+        // Every host switched off: the recorded facts still give the same plans.
+        Testbed.down();
+        assertEquals(driftedLive, plan("plan", "-i", INV, "-f", f, "--facts", drifted.toString(), "-o", "json"));
+        assertEquals(convergedLive, plan("plan", "-i", INV, "-f", f, "--facts", converged.toString(), "-o", "json"));
+        // ... and the live plan, for contrast, cannot reach them.
+        assertEquals(1, Cli.run("plan", "-i", INV, "-f", f, "--connect-timeout", "2").exitCode());
+    }
+
+    private static Path record(String name) throws Exception {
+        Cli.Run run = Cli.run("facts", "-i", INV, "-f", spec.toString(), "-o", "json");
+        assertEquals(0, run.exitCode(), run.all());
+        Path file = home.resolve(name + ".facts.json");
+        Files.writeString(file, run.out());
+        return file;
+    }
+
+    private static JsonNode plan(String... args) throws Exception {
+        Cli.Run run = Cli.run(args);
+        assertTrue(run.exitCode() == 0, run.all());
+        return JSON.readTree(run.out());
+    }
+
+    private static JsonNode member(JsonNode cluster, String name) {
+        for (JsonNode m : cluster.path("members")) {
+            if (m.path("name").asText().equals(name)) {
+                return m;
+            }
+        }
+        throw new AssertionError("no member " + name + " in " + cluster);
+    }
+}
