@@ -16,10 +16,15 @@ final class Pkis {
 
     static ClusterPki of(DesiredState desired) {
         Pki p = desired.spec().tls().pki();
-        Path dir = p.dir().orElse(EtcdwrightHome.pkiDir(desired.spec().name()));
+        return of(desired, p.dir().orElse(EtcdwrightHome.pkiDir(desired.spec().name())), Clock.systemUTC());
+    }
+
+    /** In {@code dir}, judging expiry by {@code clock}: planner scenarios plan at the time facts were recorded. */
+    static ClusterPki of(DesiredState desired, Path dir, Clock clock) {
+        Pki p = desired.spec().tls().pki();
         return new ClusterPki(new ClusterPki.Settings(desired.spec().name(), dir, p.caCert(), p.caKey(),
                 KeyAlgorithm.fromName(p.keyAlgorithm()), Duration.ofDays(p.validityDays()),
                 Duration.ofDays(p.renewBeforeDays()), Duration.ofDays(p.caValidityDays()), p.extraSans()),
-                Clock.systemUTC());
+                clock);
     }
 }

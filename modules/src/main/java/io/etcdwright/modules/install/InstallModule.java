@@ -30,7 +30,10 @@ public final class InstallModule implements MemberModule {
         InstallSteps.Source source = spec.artifacts().source().name().equals("FETCH") ? InstallSteps.Source.FETCH
                 : InstallSteps.Source.PUSH;
         boolean unpacked = have.hasInstalled(version);
+        // The unit runs the versioned binary (/opt/etcd/vX.Y.Z/etcd), so etcd needs a restart only
+        // for another version, not when the links of the version it runs are put right.
+        boolean otherVersion = have.etcdVersion().filter(version::equals).isEmpty();
         return Optional.of(new Change(step.get(), ctx -> InstallSteps.apply(ctx.session(), artifact, source, releases, unpacked),
-                Optional.of("binary changed")));
+                otherVersion ? Optional.of("binary changed") : Optional.empty()));
     }
 }

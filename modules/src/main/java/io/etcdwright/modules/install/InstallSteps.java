@@ -29,7 +29,8 @@ public final class InstallSteps {
         Step.Builder step = Step.on(host, "install", "install").observed(facts.toString());
         if (facts.hasInstalled(version)) {
             return Optional.of(step.kind(ChangeKind.UPDATE).summary("activate etcd " + version)
-                    .reason(facts.etcdVersion().map(v -> v + " is active").orElse("links missing")));
+                    .reason(facts.etcdVersion().filter(v -> !v.equals(version)).map(v -> v + " is active")
+                            .orElse("links missing or not pointing at it")));
         }
         return Optional.of(step.kind(facts.etcdVersion().isPresent() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                 .summary("install etcd " + version)

@@ -1,0 +1,279 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.cli.PlannerScenarios.Pki;
+import io.etcdwright.cli.PlannerScenarios.Scenario;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Step;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The converge planner on facts recorded from real hosts (testbed/record-scenarios): for each
+ * state an operator meets, the exact steps, their order and dependencies, and the refusals. These
+ * run without hosts, in CI, and fail when a plan changes: a change here is a change of behaviour
+ * to review, not a fixture to regenerate blindly.
+ */
+class PlannerScenarioTest {
+    @TempDir
+    Path home;
+
+    PlannerScenarios scenarios;
+
+    @BeforeEach
+    void setUp() {
+        scenarios = new PlannerScenarios(home);
+    }
+
+    private Plan plan(Scenario s) {
+        return scenarios.plan(s);
+    }
+
+    private static List<String> shape(Plan plan) {
+        return PlannerScenarios.shape(plan);
+    }
+
+    private static List<String> prepared(String host, boolean withSetup, String first) {
+        List<String> chain = new ArrayList<>();
+        if (withSetup) {
+            chain.add(host + "/host-setup");
+            chain.add(host + "/install <- " + host + "/host-setup");
+            chain.add(host + "/certificates <- " + first + host + "/install");
+        }
+        chain.add(host + "/config-file <- " + host + "/certificates");
+        chain.add(host + "/unit <- " + host + "/config-file");
+        return chain;
+    }
+
+    private static Step step(Plan plan, String id) {
+        return plan.steps().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow(() -> new AssertionError(id));
+    }
+
+    // ---- creating ----
+
+    @Test
+    void freshHostsBecomeOneThreeOrFiveMembersBootstrappedTogether() {
+        for (List<String> hosts : List.of(List.of("h1"), List.of("h1", "h2", "h3"), List.of("h1", "h2", "h3", "h4", "h5"))) {
+            String spec = switch (hosts.size()) { case 1 -> "one"; case 3 -> "three"; default -> "five"; };
+            Plan plan = plan(new Scenario("fresh", spec).withPki(Pki.NONE));
+            List<String> want = new ArrayList<>(List.of("cluster/ca", "cluster/clients <- cluster/ca"));
+            hosts.forEach(h -> want.addAll(prepared(h, true, "cluster/ca, cluster/clients, ")));
+            hosts.forEach(h -> want.add(h + "/start <- " + h + "/unit"));
+            want.add("cluster/healthy <- " + String.join(", ", hosts.stream().map(h -> h + "/start").toList())
+                    + ", cluster/ca, cluster/clients");
+            assertEquals(want, shape(plan), spec);
+            Step healthy = step(plan, "cluster/healthy");
+            assertEquals(List.of("all " + hosts.size() + " member" + (hosts.size() == 1 ? "" : "s") + " healthy within 120 s"),
+                    healthy.readyWhen());
+            assertTrue(healthy.summary().startsWith("bootstrap cluster scn"), healthy.summary());
+        }
+    }
+
+    // ---- converged, and each kind of drift ----
+
+    @Test
+    void aConvergedClusterNeedsNothing() {
+        Plan plan = plan(new Scenario("converged", "three"));
+        assertEquals(List.of(), shape(plan));
+        assertFalse(plan.hasChanges());
+        assertEquals(List.of(), plan(new Scenario("converged-34", "three-34")).steps());
+    }
+
+    @Test
+    void aStoppedMemberIsStartedAndTheClusterAwaitedHealthy() {
+        assertEquals(List.of("h2/start", "cluster/healthy <- h2/start"), shape(plan(new Scenario("h2-stopped", "three"))));
+    }
+
+    @Test
+    void twoStoppedMembersOfThreeAreARepairNotAMembershipChange() {
+        assertEquals(List.of("h2/start", "h3/start", "cluster/healthy <- h2/start, h3/start"),
+                shape(plan(new Scenario("h2-h3-stopped", "three"))));
+    }
+
+    @Test
+    void configDriftIsRewrittenAndRestartedOnlyWhereTheContentChanged() {
+        Plan plan = plan(new Scenario("config-drift", "three"));
+        assertEquals(List.of("h1/config-file", "h2/config-file", "h1/restart <- h1/config-file"), shape(plan));
+        assertEquals("content differs", step(plan, "h1/config-file").reason());
+        assertTrue(step(plan, "h1/config-file").diff().orElseThrow().before().contains("max-txn-ops: 256"));
+        assertEquals("mode/owner differ", step(plan, "h2/config-file").reason());
+        assertTrue(step(plan, "h2/config-file").diff().isEmpty(), "a mode change has no content diff");
+        Step restart = step(plan, "h1/restart");
+        assertEquals("config changed", restart.reason());
+        assertEquals(List.of("every member other than h1 healthy"), restart.requires());
+        assertEquals(List.of("all 3 members healthy within 120 s"), restart.readyWhen());
+    }
+
+    @Test
+    void aMissingUnitIsWrittenAndItsMemberRestarted() {
+        assertEquals(List.of("h3/unit", "h3/restart <- h3/unit"), shape(plan(new Scenario("unit-missing-h3", "three"))));
+    }
+
+    @Test
+    void anApplyInterruptedBetweenWriteAndRestartLeavesTheRestart() {
+        Plan plan = plan(new Scenario("restart-pending-h1", "three"));
+        assertEquals(List.of("h1/restart"), shape(plan));
+        assertEquals("config written after etcd started", step(plan, "h1/restart").reason());
+    }
+
+    @Test
+    void missingLinksOfTheRunningVersionArePutBackWithoutARestart() {
+        Plan plan = plan(new Scenario("links-missing-h3", "three"));
+        assertEquals(List.of("h3/install"), shape(plan));
+        assertEquals("activate etcd 3.5.16", step(plan, "h3/install").summary());
+    }
+
+    @Test
+    void aWipedMemberIsRemovedAndJoinsAfreshAfterASnapshot() {
+        assertEquals(List.of("h2/config-file", "cluster/snapshot", "cluster/1-remove-h2 <- cluster/snapshot",
+                "cluster/2-add-h2 <- cluster/1-remove-h2", "h2/join <- cluster/2-add-h2, h2/config-file",
+                "cluster/4-promote-h2 <- h2/join", "cluster/healthy-after-membership <- cluster/4-promote-h2"),
+                shape(plan(new Scenario("h2-wiped", "three"))));
+    }
+
+    // ---- certificates ----
+
+    @Test
+    void certificatesNearExpiryAreRenewedAndMembersRestartedLeaderLast() {
+        Plan plan = plan(new Scenario("converged", "three").after(Duration.ofDays(340)));
+        assertEquals(List.of("cluster/clients", "h1/certificates <- cluster/clients", "h2/certificates <- cluster/clients",
+                "h3/certificates <- cluster/clients", "h2/restart <- cluster/clients, h2/certificates",
+                "h3/restart <- h2/restart, h3/certificates", "h1/restart <- h3/restart, h1/certificates"), shape(plan));
+        assertTrue(step(plan, "h1/certificates").reason().contains("expires in 24 days"), step(plan, "h1/certificates").reason());
+    }
+
+    @Test
+    void withoutTheClustersCaEverythingIsReissuedFromANewOne() {
+        Plan plan = plan(new Scenario("converged", "three").withPki(Pki.NONE));
+        assertEquals(List.of("cluster/ca", "cluster/clients <- cluster/ca", "h1/certificates <- cluster/ca, cluster/clients",
+                "h2/certificates <- cluster/ca, cluster/clients", "h3/certificates <- cluster/ca, cluster/clients",
+                "h2/restart <- cluster/ca, cluster/clients, h2/certificates", "h3/restart <- h2/restart, h3/certificates",
+                "h1/restart <- h3/restart, h1/certificates"), shape(plan));
+        assertEquals("server: new CA; peer: new CA", step(plan, "h1/certificates").reason());
+    }
+
+    // ---- membership ----
+
+    @Test
+    void growingAddsEachNewMemberAsALearnerThenPromotesItOneAtATime() {
+        List<String> want = new ArrayList<>();
+        want.addAll(prepared("h4", true, ""));
+        want.addAll(prepared("h5", true, ""));
+        want.addAll(List.of("cluster/snapshot", "cluster/1-add-h4 <- cluster/snapshot", "h4/join <- cluster/1-add-h4, h4/unit",
+                "cluster/3-promote-h4 <- h4/join", "cluster/4-add-h5 <- cluster/3-promote-h4",
+                "h5/join <- cluster/4-add-h5, h5/unit", "cluster/6-promote-h5 <- h5/join",
+                "cluster/healthy-after-membership <- cluster/6-promote-h5"));
+        assertEquals(want, shape(plan(new Scenario("converged", "five"))));
+    }
+
+    @Test
+    void shrinkingRemovesMembersOneAtATimeAndStopsThemOnTheirHosts() {
+        assertEquals(List.of("cluster/snapshot", "cluster/1-remove-h2 <- cluster/snapshot",
+                "h2/stop-removed <- cluster/1-remove-h2", "cluster/2-remove-h3 <- cluster/1-remove-h2",
+                "h3/stop-removed <- cluster/2-remove-h3", "cluster/healthy-after-membership <- h3/stop-removed"),
+                shape(plan(new Scenario("converged", "one"))));
+    }
+
+    @Test
+    void replacingTwoMembersAddsTheNewOneBeforeAnyLeaves() {
+        List<String> want = new ArrayList<>(prepared("h4", true, ""));
+        want.addAll(List.of("cluster/snapshot", "cluster/1-add-h4 <- cluster/snapshot", "h4/join <- cluster/1-add-h4, h4/unit",
+                "cluster/3-promote-h4 <- h4/join", "cluster/4-remove-h2 <- cluster/3-promote-h4",
+                "h2/stop-removed <- cluster/4-remove-h2", "cluster/5-remove-h3 <- cluster/4-remove-h2",
+                "h3/stop-removed <- cluster/5-remove-h3", "cluster/healthy-after-membership <- h3/stop-removed"));
+        assertEquals(want, shape(plan(new Scenario("converged", "h1-h4"))));
+    }
+
+    @Test
+    void aCrashedMemberThatLeavesTheSpecIsRemovedButAMemberHostThatIsDownIsARefusal() {
+        assertEquals(List.of("cluster/snapshot", "cluster/1-remove-h3 <- cluster/snapshot",
+                "h3/stop-removed <- cluster/1-remove-h3", "cluster/healthy-after-membership <- h3/stop-removed"),
+                shape(plan(new Scenario("h3-crashed", "h1-h2"))));
+        Plan refused = plan(new Scenario("h3-crashed", "three"));
+        assertEquals(List.of("refused unreachable-host: h3"), shape(refused));
+        assertTrue(refused.refusals().get(0).what().contains("connection refused"), refused.refusals().toString());
+        assertTrue(refused.refusals().get(0).whatToDo().contains("give member h3 a new host"), refused.refusals().toString());
+    }
+
+    @Test
+    void aMembershipChangeWithoutQuorumIsRefusedNamingTheMembers() {
+        Plan plan = plan(new Scenario("h2-h3-stopped", "h1-h4"));
+        assertEquals(List.of("refused no-quorum: cluster scn"), shape(plan));
+        assertTrue(plan.refusals().get(0).what().contains("down: h2, h3"), plan.refusals().get(0).what());
+        assertTrue(plan.refusals().get(0).whatToDo().contains("bring h2, h3 back first"), plan.refusals().get(0).whatToDo());
+    }
+
+    @Test
+    void aMemberOnNoHostOfTheInventoryIsRemovedWithoutAStopStep() {
+        Plan plan = scenarios.plan(new Scenario("converged", "h1-h2"), "inventory-without-h3");
+        assertEquals(List.of("cluster/snapshot", "cluster/1-remove-h3 <- cluster/snapshot",
+                "cluster/healthy-after-membership <- cluster/1-remove-h3"), shape(plan));
+    }
+
+    // ---- versions ----
+
+    @Test
+    void aPatchUpgradeRollsFollowersFirstAndTheLeaderLast() {
+        // h1 led when the facts were recorded.
+        assertEquals(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install", "h3/install",
+                "h3/unit <- h3/install", "h2/restart <- h2/unit", "h3/restart <- h2/restart, h3/unit",
+                "h1/restart <- h3/restart, h1/unit"), shape(plan(new Scenario("converged", "three-3530"))));
+    }
+
+    @Test
+    void aMinorUpgradeTakesASnapshotRollsLeaderLastAndWaitsForTheClusterVersion() {
+        // h2 led the 3.4 cluster.
+        Plan plan = plan(new Scenario("converged-34", "three"));
+        assertEquals(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install", "h3/install",
+                "h3/unit <- h3/install", "cluster/snapshot", "h1/restart <- cluster/snapshot, h1/unit",
+                "h3/restart <- h1/restart, h3/unit", "h2/restart <- h3/restart, h2/unit",
+                "cluster/cluster-version <- h2/restart"), shape(plan));
+        assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
+    }
+
+    @Test
+    void aMinorDowngradeIsRefusedWithThePathThatWorks() {
+        Plan plan = plan(new Scenario("converged", "three-34"));
+        assertEquals(List.of("refused version-change-refused: cluster scn"), shape(plan));
+        assertTrue(plan.refusals().get(0).whatToDo().contains("restore it with etcd 3.4.23"), plan.refusals().get(0).whatToDo());
+    }
+
+    // ---- the plan as a value ----
+
+    @Test
+    void theSameFactsGiveTheSameFingerprintAndOtherFactsAnother() {
+        Scenario drift = new Scenario("config-drift", "three");
+        assertEquals(plan(drift).fingerprint(), plan(drift).fingerprint());
+        assertNotEquals(plan(drift).fingerprint(), plan(new Scenario("unit-missing-h3", "three")).fingerprint());
+        assertNotEquals(plan(new Scenario("h2-stopped", "three")).fingerprint(),
+                plan(new Scenario("h2-h3-stopped", "three")).fingerprint());
+    }
+
+    @Test
+    void aSavedPlanAppliesOnlyWhileItsFactsHold() throws Exception {
+        Path inventory = PlannerScenarios.DIR.resolve("inventory.yaml");
+        Path spec = PlannerScenarios.DIR.resolve("three.yaml");
+        Plan made = plan(new Scenario("h2-stopped", "three"));
+        Path file = home.resolve("saved.plan");
+        SavedPlan.of(inventory, spec, made).write(file);
+        SavedPlan saved = SavedPlan.read(file);
+        assertNull(saved.stalenessAgainst(plan(new Scenario("h2-stopped", "three"))), "the same facts: still current");
+        String stale = saved.stalenessAgainst(plan(new Scenario("h2-h3-stopped", "three")));
+        assertNotNull(stale);
+        assertTrue(stale.contains("now the plan would be:\n  h2: > start etcd (not running)\n  h3: > start etcd (not running)"), stale);
+        assertTrue(Files.size(file) > 0);
+    }
+}

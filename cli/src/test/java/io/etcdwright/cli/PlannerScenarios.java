@@ -1,0 +1,125 @@
+package io.etcdwright.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.cluster.ConvergePlanner;
+import io.etcdwright.modules.cluster.EtcdProbes;
+import io.etcdwright.modules.cluster.PendingStops;
+import io.etcdwright.modules.install.ReleaseCache;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Plans from facts recorded on real hosts by testbed/record-scenarios, as {@code plan --facts}
+ * does, with the workstation PKI those hosts were given and the clock at the time of recording:
+ * the same plan a live run would have made then, without any host.
+ */
+final class PlannerScenarios {
+    static final Path DIR = Path.of("src/test/resources/scenarios");
+
+    private final Path home;
+
+    PlannerScenarios(Path home) {
+        this.home = home;
+    }
+
+    /** The workstation PKI recorded with the facts: the 3.5 cluster's, or the 3.4 one's. */
+    enum Pki { PKI_35, PKI_34, NONE }
+
+    /** A scenario: which recorded facts, which spec, which PKI, and how long after recording. */
+    record Scenario(String facts, String spec, Pki pki, Duration later) {
+        Scenario(String facts, String spec) {
+            this(facts, spec, facts.endsWith("-34") ? Pki.PKI_34 : Pki.PKI_35, Duration.ZERO);
+        }
+
+        Scenario withPki(Pki other) {
+            return new Scenario(facts, spec, other, later);
+        }
+
+        Scenario after(Duration time) {
+            return new Scenario(facts, spec, pki, time);
+        }
+    }
+
+    Plan plan(Scenario s) {
+        return plan(s, "inventory");
+    }
+
+    /** As {@link #plan(Scenario)}, with another inventory of {@link #DIR}. */
+    Plan plan(Scenario s, String inventory) {
+        DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
+        EtcdLayout layout = Layouts.of(desired);
+        Path factsFile = DIR.resolve(s.facts() + ".json");
+        ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
+                desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
+        Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
+        Path pki = copyPki(s.pki());
+        return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, facts.byHost(), facts.unreachable(),
+                Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
+                Optional.of(home.resolve("snapshots")), new PendingStops(home.resolve("removed-hosts")),
+                ConvergePlanner.Timeouts.DEFAULT));
+    }
+
+    /** "id <- after, after" per step, then "refused kind: subject" per refusal: what the tests compare. */
+    static List<String> shape(Plan plan) {
+        Stream<String> steps = plan.steps().stream().map(PlannerScenarios::shape);
+        Stream<String> refusals = plan.refusals().stream().map(r -> "refused " + r.kind() + ": " + r.subject());
+        return Stream.concat(steps, refusals).toList();
+    }
+
+    static String shape(Step s) {
+        return s.id() + (s.after().isEmpty() ? "" : " <- " + String.join(", ", s.after()));
+    }
+
+    private static Instant recordedAt(Path factsFile) {
+        try {
+            return Instant.parse(new ObjectMapper().readTree(factsFile.toFile()).path("gathered_at").asText());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A private copy, keys 0600 as the PKI wants them (git keeps no modes); empty for NONE. */
+    private Path copyPki(Pki which) {
+        Path target = home.resolve("pki-" + which.name().toLowerCase() + "-" + System.nanoTime());
+        try {
+            Files.createDirectories(target);
+            if (which == Pki.NONE) {
+                return target;
+            }
+            Path source = DIR.resolve(which == Pki.PKI_35 ? "pki-35" : "pki-34");
+            try (Stream<Path> files = Files.walk(source)) {
+                for (Path f : files.toList()) {
+                    Path to = target.resolve(source.relativize(f).toString());
+                    if (Files.isDirectory(f)) {
+                        Files.createDirectories(to);
+                    } else {
+                        Files.copy(f, to);
+                        if (f.getFileName().toString().endsWith(".key")) {
+                            Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rw-------"));
+                        }
+                    }
+                }
+            }
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
