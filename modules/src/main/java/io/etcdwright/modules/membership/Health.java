@@ -117,16 +117,6 @@ public final class Health {
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 
-    /** Throws unless every member at {@code clientUrls} is healthy right now; {@code why} starts the message. */
-    public static void require(Access access, List<String> clientUrls, String why) {
-        Optional<String> problem = problem(access, clientUrls, ATTEMPT_TIMEOUT);
-        if (problem.isPresent()) {
-            throw new IllegalStateException(why + "\n" + problem.get()
-                    + "\nBring the unhealthy member back (look at 'journalctl -u " + EtcdLayout.UNIT
-                    + "' on its host; 'etcdwright status' shows every member), then apply again.");
-        }
-    }
-
     /**
      * Waits until every member at {@code clientUrls} answers healthy and the cluster has quorum.
      * Bootstrap needs a quorum of members up before any reports healthy, so the first seconds of

@@ -1,17 +1,14 @@
 package io.etcdwright.modules.service;
 
 import io.etcdwright.engine.plan.Outcome;
-import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
-import io.etcdwright.modules.membership.Health;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 
 /** The service module's operations: unit file, start, safe restart. */
 public final class ServiceSteps {

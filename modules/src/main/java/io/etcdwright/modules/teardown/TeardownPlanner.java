@@ -22,16 +22,21 @@ public final class TeardownPlanner {
     private TeardownPlanner() {
     }
 
-    /** $1 the unit, $2 its file. Stopping a unit that is not there is not an error: teardown must be re-runnable. */
-    private static final String STOP_AND_REMOVE_UNIT_CODE = "systemctl disable --now \"$1\" >/dev/null 2>&1;"
+    /**
+     * $1 the unit, $2 its file. Stopping a unit that is not there is not an error: teardown must be
+     * re-runnable. Prints "changed" when there was a unit file or a running etcd.
+     */
+    private static final String STOP_AND_REMOVE_UNIT_CODE = "if [ -e \"$2\" ] || systemctl is-active --quiet \"$1\"; then"
+            + " echo changed; fi; systemctl disable --now \"$1\" >/dev/null 2>&1;"
             + " rm -f -- \"$2\" && systemctl daemon-reload && systemctl reset-failed \"$1\" 2>/dev/null; true";
     static final RemoteCommand STOP_AND_REMOVE_UNIT = RemoteCommand.script(STOP_AND_REMOVE_UNIT_CODE,
             EtcdLayout.UNIT, EtcdLayout.UNIT_FILE);
-    static final RemoteCommand REMOVE_CONFIG = RemoteCommand.exec("rm", "-rf", "--", EtcdLayout.CONFIG_DIR);
+    /** -v: rm names what it removed, so an interrupted teardown run again reports OK where nothing was left. */
+    static final RemoteCommand REMOVE_CONFIG = RemoteCommand.exec("rm", "-rfv", "--", EtcdLayout.CONFIG_DIR);
     static final RemoteCommand REMOVE_BINARIES = removeBinaries();
 
     private static RemoteCommand removeBinaries() {
-        List<String> argv = new ArrayList<>(List.of("rm", "-rf", "--", EtcdLayout.INSTALL_ROOT));
+        List<String> argv = new ArrayList<>(List.of("rm", "-rfv", "--", EtcdLayout.INSTALL_ROOT));
         for (String tool : EtcdLayout.TOOLS) {
             argv.add(EtcdLayout.LINK_DIR + "/" + tool);
         }
@@ -59,8 +64,7 @@ public final class TeardownPlanner {
                         .reason(f.service().running() ? "running" : "installed")
                         .observed(f.service().toString())
                         .does(ctx -> {
-                            ctx.session().run(STOP_AND_REMOVE_UNIT).orThrow(host);
-                            return Outcome.CHANGED;
+                            return outcome(ctx.session().run(STOP_AND_REMOVE_UNIT).orThrow(host).stdout());
                         });
                 steps.add(stop);
                 after.add(stop);
@@ -70,8 +74,7 @@ public final class TeardownPlanner {
                 steps.add(Step.on(host, "teardown", "config").kind(ChangeKind.DELETE)
                         .summary("remove " + EtcdLayout.CONFIG_DIR + " (config and certificates)").reason("present")
                         .after(after).does(ctx -> {
-                            ctx.session().run(REMOVE_CONFIG).orThrow(host);
-                            return Outcome.CHANGED;
+                            return outcome(ctx.session().run(REMOVE_CONFIG).orThrow(host).stdout());
                         }));
             }
             boolean binariesPresent = !f.install().installedVersions().isEmpty() || f.install().etcdVersion().isPresent();
@@ -79,8 +82,7 @@ public final class TeardownPlanner {
                 steps.add(Step.on(host, "teardown", "binaries").kind(ChangeKind.DELETE)
                         .summary("remove etcd binaries").reason("installed: " + String.join(", ", f.install().installedVersions()))
                         .after(after).does(ctx -> {
-                            ctx.session().run(REMOVE_BINARIES).orThrow(host);
-                            return Outcome.CHANGED;
+                            return outcome(ctx.session().run(REMOVE_BINARIES).orThrow(host).stdout());
                         }));
             }
             if (f.member().dataDirExists()) {
@@ -99,5 +101,10 @@ public final class TeardownPlanner {
             }
         }
         return new Plan(clusterName, steps, List.of(), warnings);
+    }
+
+    /** CHANGED when the command said it removed anything. */
+    private static Outcome outcome(String said) {
+        return said.isBlank() ? Outcome.OK : Outcome.CHANGED;
     }
 }

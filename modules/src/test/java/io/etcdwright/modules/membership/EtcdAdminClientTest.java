@@ -138,7 +138,8 @@ class EtcdAdminClientTest {
         long t0 = System.nanoTime();
         Health.await(new Notes(), access, cluster.clientUrls(), Duration.ofSeconds(30));
         assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(TIMEOUT.plus(SLACK)) < 0);
-        Health.require(access, cluster.clientUrls().subList(1, 3), "not restarting m1");
+        new io.etcdwright.modules.cluster.ClusterConditions.OthersHealthy(access, "m1", cluster.clientUrls().subList(1, 3), 3)
+                .verify(new Notes());
     }
 
     /** Collects the progress notes of a step. */
@@ -405,8 +406,9 @@ class EtcdAdminClientTest {
         // A restart of another member is refused while this one is down.
         String leaderUrl = status.leader().orElseThrow().clientUrls().get(0);
         List<String> others = endpoints.stream().filter(u -> !u.equals(leaderUrl)).toList();
-        IllegalStateException refused = assertThrows(IllegalStateException.class,
-                () -> Health.require(access, others, "not restarting x"));
+        io.etcdwright.engine.plan.ConditionNotMetException refused = assertThrows(io.etcdwright.engine.plan.ConditionNotMetException.class,
+                () -> new io.etcdwright.modules.cluster.ClusterConditions.OthersHealthy(access, "x", others, endpoints.size())
+                        .verify(notes));
         assertTrue(refused.getMessage().startsWith("not restarting x")
                 && refused.getMessage().contains(cluster.node(victim).clientUrl()),
                 refused.getMessage());

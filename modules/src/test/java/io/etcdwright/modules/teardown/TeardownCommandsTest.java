@@ -14,8 +14,8 @@ class TeardownCommandsTest {
     void fixedPathsArriveAsSingleArgumentsAfterTheEndOfOptions(@TempDir Path dir) throws Exception {
         LocalHost host = new LocalHost(dir);
         host.assertArrivesLiterally(TeardownPlanner.STOP_AND_REMOVE_UNIT, List.of(EtcdLayout.UNIT, EtcdLayout.UNIT_FILE));
-        host.assertArrivesLiterally(TeardownPlanner.REMOVE_CONFIG, List.of("-rf", "--", EtcdLayout.CONFIG_DIR));
-        host.assertArrivesLiterally(TeardownPlanner.REMOVE_BINARIES, List.of("-rf", "--", EtcdLayout.INSTALL_ROOT,
+        host.assertArrivesLiterally(TeardownPlanner.REMOVE_CONFIG, List.of("-rfv", "--", EtcdLayout.CONFIG_DIR));
+        host.assertArrivesLiterally(TeardownPlanner.REMOVE_BINARIES, List.of("-rfv", "--", EtcdLayout.INSTALL_ROOT,
                 "/usr/local/bin/etcd", "/usr/local/bin/etcdctl", "/usr/local/bin/etcdutl"));
     }
 }
