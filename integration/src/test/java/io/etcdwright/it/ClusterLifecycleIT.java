@@ -161,6 +161,16 @@ class ClusterLifecycleIT {
     @Test
     @Order(5)
     void driftIsPlannedWithExitTwoAndRepairedByApply() throws Exception {
+        // Drift on one host: the recap says a change there, and says changed=0 for the others.
+        Testbed.ssh(3, "systemctl stop etcd");
+        Cli.Run one = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes", "--detailed-exitcode");
+        assertEquals(2, one.exitCode(), one.all());
+        String recap = one.out().substring(one.out().indexOf("RECAP"));
+        assertTrue(recap.matches("(?s).*\\nh1 +ok=0 changed=0 failed=0 .*"), recap);
+        assertTrue(recap.matches("(?s).*\\nh2 +ok=0 changed=0 failed=0 .*"), recap);
+        assertTrue(recap.matches("(?s).*\\nh3 +ok=0 changed=1 failed=0 .*"), recap);
+        assertTrue(recap.matches("(?s).*\\ncluster +ok=1 changed=0 failed=0 .*"), "waiting for health changes nothing: " + recap);
+
         Testbed.ssh(2, "sed -i 's/heartbeat-interval: 100/heartbeat-interval: 150/' /etc/etcd/etcd.conf.yml");
         Testbed.ssh(3, "systemctl stop etcd");
         Testbed.ssh(1, "rm /etc/etcd/pki/peer.crt");
