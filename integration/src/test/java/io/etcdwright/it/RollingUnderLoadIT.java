@@ -103,7 +103,7 @@ class RollingUnderLoadIT {
         Files.writeString(spec, base);
         Cli.Run back = Cli.run("plan", "-i", INV, "-f", spec.toString());
         assertEquals(1, back.exitCode(), back.all());
-        assertTrue(back.err().contains("take a backup, then restore it with etcd 3.4.23"), back.err());
+        assertTrue(back.out().contains("take a backup, then restore it with etcd 3.4.23"), back.out());
     }
 
     /** Applies {@code text} (a version change) while the load writes, then checks the writes and the version. */
