@@ -58,6 +58,38 @@ class PlannerScenarioTest {
         return chain;
     }
 
+    /** Restart steps one after another, the first after {@code first}, each after its host's {@code prepared} step. */
+    private static List<String> restarts(List<String> order, String first, String prepared) {
+        List<String> shape = new ArrayList<>();
+        String previous = first;
+        for (String h : order) {
+            shape.add(h + "/restart <- " + (previous.isEmpty() ? "" : previous + ", ") + h + "/" + prepared);
+            previous = h + "/restart";
+        }
+        return shape;
+    }
+
+    /**
+     * Removals as MembershipPlan orders them: followers first, the leader last after handing
+     * leadership off, each followed by the stop of its host; numbered from {@code n}.
+     */
+    private static List<String> removals(List<String> leaving, String leader, int n, String first) {
+        List<String> shape = new ArrayList<>();
+        String previous = first;
+        for (String h : PlannerScenarios.leaderLast(leaving, leader)) {
+            if (h.equals(leader)) {
+                shape.add("cluster/" + n + "-hand-off-" + h + " <- " + previous);
+                previous = "cluster/" + n++ + "-hand-off-" + h;
+            }
+            shape.add("cluster/" + n + "-remove-" + h + " <- " + previous);
+            shape.add(h + "/stop-removed <- cluster/" + n + "-remove-" + h);
+            previous = "cluster/" + n++ + "-remove-" + h;
+        }
+        List<String> order = PlannerScenarios.leaderLast(leaving, leader);
+        shape.add("cluster/healthy-after-membership <- " + order.get(order.size() - 1) + "/stop-removed");
+        return shape;
+    }
+
     private static Step step(Plan plan, String id) {
         return plan.steps().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow(() -> new AssertionError(id));
     }
@@ -149,19 +181,23 @@ class PlannerScenarioTest {
     @Test
     void certificatesNearExpiryAreRenewedAndMembersRestartedLeaderLast() {
         Plan plan = plan(new Scenario("converged", "three").after(Duration.ofDays(340)));
-        assertEquals(List.of("cluster/clients", "h1/certificates <- cluster/clients", "h2/certificates <- cluster/clients",
-                "h3/certificates <- cluster/clients", "h2/restart <- cluster/clients, h2/certificates",
-                "h3/restart <- h2/restart, h3/certificates", "h1/restart <- h3/restart, h1/certificates"), shape(plan));
+        List<String> want = new ArrayList<>(List.of("cluster/clients", "h1/certificates <- cluster/clients",
+                "h2/certificates <- cluster/clients", "h3/certificates <- cluster/clients"));
+        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")),
+                "cluster/clients", "certificates"));
+        assertEquals(want, shape(plan));
         assertTrue(step(plan, "h1/certificates").reason().contains("expires in 24 days"), step(plan, "h1/certificates").reason());
     }
 
     @Test
     void withoutTheClustersCaEverythingIsReissuedFromANewOne() {
         Plan plan = plan(new Scenario("converged", "three").withPki(Pki.NONE));
-        assertEquals(List.of("cluster/ca", "cluster/clients <- cluster/ca", "h1/certificates <- cluster/ca, cluster/clients",
-                "h2/certificates <- cluster/ca, cluster/clients", "h3/certificates <- cluster/ca, cluster/clients",
-                "h2/restart <- cluster/ca, cluster/clients, h2/certificates", "h3/restart <- h2/restart, h3/certificates",
-                "h1/restart <- h3/restart, h1/certificates"), shape(plan));
+        List<String> want = new ArrayList<>(List.of("cluster/ca", "cluster/clients <- cluster/ca",
+                "h1/certificates <- cluster/ca, cluster/clients", "h2/certificates <- cluster/ca, cluster/clients",
+                "h3/certificates <- cluster/ca, cluster/clients"));
+        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")),
+                "cluster/ca, cluster/clients", "certificates"));
+        assertEquals(want, shape(plan));
         assertEquals("server: new CA; peer: new CA", step(plan, "h1/certificates").reason());
     }
 
@@ -180,20 +216,22 @@ class PlannerScenarioTest {
     }
 
     @Test
-    void shrinkingRemovesMembersOneAtATimeAndStopsThemOnTheirHosts() {
-        assertEquals(List.of("cluster/snapshot", "cluster/1-remove-h2 <- cluster/snapshot",
-                "h2/stop-removed <- cluster/1-remove-h2", "cluster/2-remove-h3 <- cluster/1-remove-h2",
-                "h3/stop-removed <- cluster/2-remove-h3", "cluster/healthy-after-membership <- h3/stop-removed"),
-                shape(plan(new Scenario("converged", "one"))));
+    void shrinkingRemovesMembersOneAtATimeLeaderLastAndStopsThemOnTheirHosts() {
+        String leader = PlannerScenarios.leaderOf("converged");
+        Plan plan = plan(new Scenario("converged", "one"));
+        List<String> want = new ArrayList<>(List.of("cluster/snapshot"));
+        want.addAll(removals(List.of("h2", "h3"), leader, 1, "cluster/snapshot"));
+        assertEquals(want, shape(plan));
+        assertEquals(!leader.equals("h1"), shape(plan).stream().anyMatch(l -> l.contains("-hand-off-" + leader)),
+                "a leader that leaves hands leadership off first (" + leader + " led)");
     }
 
     @Test
     void replacingTwoMembersAddsTheNewOneBeforeAnyLeaves() {
         List<String> want = new ArrayList<>(prepared("h4", true, ""));
         want.addAll(List.of("cluster/snapshot", "cluster/1-add-h4 <- cluster/snapshot", "h4/join <- cluster/1-add-h4, h4/unit",
-                "cluster/3-promote-h4 <- h4/join", "cluster/4-remove-h2 <- cluster/3-promote-h4",
-                "h2/stop-removed <- cluster/4-remove-h2", "cluster/5-remove-h3 <- cluster/4-remove-h2",
-                "h3/stop-removed <- cluster/5-remove-h3", "cluster/healthy-after-membership <- h3/stop-removed"));
+                "cluster/3-promote-h4 <- h4/join"));
+        want.addAll(removals(List.of("h2", "h3"), PlannerScenarios.leaderOf("converged"), 4, "cluster/3-promote-h4"));
         assertEquals(want, shape(plan(new Scenario("converged", "h1-h4"))));
     }
 
@@ -227,20 +265,43 @@ class PlannerScenarioTest {
 
     @Test
     void aPatchUpgradeRollsFollowersFirstAndTheLeaderLast() {
-        // h1 led when the facts were recorded.
-        assertEquals(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install", "h3/install",
-                "h3/unit <- h3/install", "h2/restart <- h2/unit", "h3/restart <- h2/restart, h3/unit",
-                "h1/restart <- h3/restart, h1/unit"), shape(plan(new Scenario("converged", "three-3530"))));
+        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install",
+                "h3/install", "h3/unit <- h3/install"));
+        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")), "",
+                "unit"));
+        assertEquals(want, shape(plan(new Scenario("converged", "three-3530"))));
+    }
+
+    @Test
+    void aPatchUpgradeKilledAfterItsFirstRestartResumesWithTheOthersLeaderLast() {
+        // The recording: 3.5.30 installed and its unit written everywhere, one member restarted on it.
+        Plan resume = plan(new Scenario("mixed-3530", "three-3530"));
+        List<String> stillOld = List.of("h1", "h2", "h3").stream()
+                .filter(h -> resume.steps().stream().anyMatch(s -> s.id().equals(h + "/restart"))).toList();
+        assertEquals(2, stillOld.size(), shape(resume).toString());
+        List<String> want = new ArrayList<>();
+        String previous = "";
+        for (String h : PlannerScenarios.leaderLast(stillOld, PlannerScenarios.leaderOf("mixed-3530"))) {
+            want.add(h + "/restart" + (previous.isEmpty() ? "" : " <- " + previous));
+            previous = h + "/restart";
+        }
+        assertEquals(want, shape(resume));
+        assertEquals("unit written after etcd started", step(resume, stillOld.get(0) + "/restart").reason());
+        // Going back to 3.5.16 from there is a patch downgrade: it rolls too.
+        Plan back = plan(new Scenario("mixed-3530", "three"));
+        assertEquals("activate etcd 3.5.16", step(back, "h1/install").summary());
+        assertTrue(back.refusals().isEmpty());
     }
 
     @Test
     void aMinorUpgradeTakesASnapshotRollsLeaderLastAndWaitsForTheClusterVersion() {
-        // h2 led the 3.4 cluster.
         Plan plan = plan(new Scenario("converged-34", "three"));
-        assertEquals(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install", "h3/install",
-                "h3/unit <- h3/install", "cluster/snapshot", "h1/restart <- cluster/snapshot, h1/unit",
-                "h3/restart <- h1/restart, h3/unit", "h2/restart <- h3/restart, h2/unit",
-                "cluster/cluster-version <- h2/restart"), shape(plan));
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-34"));
+        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install",
+                "h3/install", "h3/unit <- h3/install", "cluster/snapshot"));
+        want.addAll(restarts(order, "cluster/snapshot", "unit"));
+        want.add("cluster/cluster-version <- " + order.get(2) + "/restart");
+        assertEquals(want, shape(plan));
         assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
     }
 

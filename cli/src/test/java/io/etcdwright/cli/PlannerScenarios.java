@@ -87,6 +87,24 @@ final class PlannerScenarios {
         return s.id() + (s.after().isEmpty() ? "" : " <- " + String.join(", ", s.after()));
     }
 
+    /** The member that led when the facts were recorded (elections decide it, so tests derive their order from it). */
+    static String leaderOf(String facts) {
+        try {
+            return new ObjectMapper().readTree(DIR.resolve(facts + ".json").toFile()).path("cluster_facts").path("leader").asText();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The spec's order of these members, followers first and the leader last: the order of a rolling restart. */
+    static List<String> leaderLast(List<String> members, String leader) {
+        List<String> ordered = new java.util.ArrayList<>(members.stream().filter(m -> !m.equals(leader)).toList());
+        if (members.contains(leader)) {
+            ordered.add(leader);
+        }
+        return ordered;
+    }
+
     private static Instant recordedAt(Path factsFile) {
         try {
             return Instant.parse(new ObjectMapper().readTree(factsFile.toFile()).path("gathered_at").asText());
