@@ -75,14 +75,17 @@ final class PlanCommand implements Callable<Integer> {
         } else {
             PlanPrinter.text(plan, diff, out);
         }
+        if (plan.isRefused()) {
+            if (this.out != null) {
+                spec.commandLine().getErr().println("Not saved to " + this.out + ": a refused plan has nothing to apply.");
+            }
+            return Main.ERROR;
+        }
         if (this.out != null) {
             SavedPlan.of(input.inventory, input.spec, plan).write(this.out);
             if (output == OutputFormat.text) {
                 out.println("Saved the plan to " + this.out + ". Run: etcdwright apply " + this.out);
             }
-        }
-        if (plan.isRefused()) {
-            return Main.ERROR;
         }
         return detailedExitcode && plan.hasChanges() ? Main.CHANGES : Main.OK;
     }
