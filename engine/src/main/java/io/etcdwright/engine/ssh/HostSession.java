@@ -95,10 +95,14 @@ public final class HostSession implements AutoCloseable {
             InputStream out = channel.getInputStream();
             OutputStream in = channel.getOutputStream();
             channel.connect((int) Math.min(timeout.toMillis(), Integer.MAX_VALUE));
-            if (input != null) {
-                send(input, in);
+            boolean allSent = input == null || send(input, in);
+            try {
+                in.close(); // EOF: the remote side stops waiting for input
+            } catch (IOException e) {
+                if (allSent) {
+                    throw e;
+                } // else the command closed its input itself: its exit status says why
             }
-            in.close(); // EOF: the remote side stops waiting for input
             out.transferTo(stdout);
             while (!channel.isClosed() && !timedOut.get()) {
                 Thread.sleep(1); // the exit status arrives just after the last output
@@ -130,17 +134,20 @@ public final class HostSession implements AutoCloseable {
      * refused the input, or failed early) closes the channel: the rest is dropped, and its exit
      * status and stderr say why, instead of a broken pipe that would read as a lost connection.
      * A failure to read the local input is not the host's fault and is thrown as it is.
+     *
+     * @return whether all of the input was sent
      */
-    private static void send(InputStream input, OutputStream channelIn) throws IOException {
+    private static boolean send(InputStream input, OutputStream channelIn) {
         byte[] buffer = new byte[64 * 1024];
         int n;
         while ((n = readLocal(input, buffer)) >= 0) {
             try {
                 channelIn.write(buffer, 0, n);
             } catch (IOException closedByHost) {
-                return;
+                return false;
             }
         }
+        return true;
     }
 
     private static int readLocal(InputStream input, byte[] buffer) {
