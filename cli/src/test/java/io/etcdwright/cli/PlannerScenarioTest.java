@@ -46,24 +46,33 @@ class PlannerScenarioTest {
         return PlannerScenarios.shape(plan);
     }
 
-    private static List<String> prepared(String host, boolean withSetup, String first) {
-        List<String> chain = new ArrayList<>();
-        if (withSetup) {
-            chain.add(host + "/host-setup");
-            chain.add(host + "/install <- " + host + "/host-setup");
-            chain.add(host + "/certificates <- " + first + host + "/install");
-        }
-        chain.add(host + "/config-file <- " + host + "/certificates");
-        chain.add(host + "/unit <- " + host + "/config-file");
-        return chain;
+    /**
+     * A bare host's preparation: set up, then the release install beside the chain of
+     * certificates (after the workstation's PKI steps, {@code pki}), config and unit.
+     */
+    private static List<String> prepared(String host, String pki) {
+        return List.of(host + "/host-setup", host + "/install <- " + host + "/host-setup",
+                host + "/certificates <- " + pki + host + "/host-setup", host + "/config-file <- " + host + "/certificates",
+                host + "/unit <- " + host + "/config-file");
+    }
+
+    /** What a host's start or restart waits for after a bare host's preparation: the install and the chain's end. */
+    private static String preparedDone(String host) {
+        return host + "/install, " + host + "/unit";
     }
 
     /** Restart steps one after another, the first after {@code first}, each after its host's {@code prepared} step. */
     private static List<String> restarts(List<String> order, String first, String prepared) {
+        return restarts(order, first, "", prepared);
+    }
+
+    /** As above, when the host's install ran beside its chain ({@code beside} "install, "). */
+    private static List<String> restarts(List<String> order, String first, String beside, String prepared) {
         List<String> shape = new ArrayList<>();
         String previous = first;
         for (String h : order) {
-            shape.add(h + "/restart <- " + (previous.isEmpty() ? "" : previous + ", ") + h + "/" + prepared);
+            shape.add(h + "/restart <- " + (previous.isEmpty() ? "" : previous + ", ")
+                    + (beside.isEmpty() ? "" : h + "/" + beside) + h + "/" + prepared);
             previous = h + "/restart";
         }
         return shape;
@@ -102,8 +111,8 @@ class PlannerScenarioTest {
             String spec = switch (hosts.size()) { case 1 -> "one"; case 3 -> "three"; default -> "five"; };
             Plan plan = plan(new Scenario("fresh", spec).withPki(Pki.NONE));
             List<String> want = new ArrayList<>(List.of("cluster/ca", "cluster/clients <- cluster/ca"));
-            hosts.forEach(h -> want.addAll(prepared(h, true, "cluster/ca, cluster/clients, ")));
-            hosts.forEach(h -> want.add(h + "/start <- " + h + "/unit"));
+            hosts.forEach(h -> want.addAll(prepared(h, "cluster/ca, cluster/clients, ")));
+            hosts.forEach(h -> want.add(h + "/start <- " + preparedDone(h)));
             want.add("cluster/healthy <- " + String.join(", ", hosts.stream().map(h -> h + "/start").toList())
                     + ", cluster/ca, cluster/clients");
             assertEquals(want, shape(plan), spec);
@@ -206,11 +215,12 @@ class PlannerScenarioTest {
     @Test
     void growingAddsEachNewMemberAsALearnerThenPromotesItOneAtATime() {
         List<String> want = new ArrayList<>();
-        want.addAll(prepared("h4", true, ""));
-        want.addAll(prepared("h5", true, ""));
-        want.addAll(List.of("cluster/snapshot", "cluster/1-add-h4 <- cluster/snapshot", "h4/join <- cluster/1-add-h4, h4/unit",
-                "cluster/3-promote-h4 <- h4/join", "cluster/4-add-h5 <- cluster/3-promote-h4",
-                "h5/join <- cluster/4-add-h5, h5/unit", "cluster/6-promote-h5 <- h5/join",
+        want.addAll(prepared("h4", ""));
+        want.addAll(prepared("h5", ""));
+        want.addAll(List.of("cluster/snapshot", "cluster/1-add-h4 <- cluster/snapshot",
+                "h4/join <- cluster/1-add-h4, " + preparedDone("h4"), "cluster/3-promote-h4 <- h4/join",
+                "cluster/4-add-h5 <- cluster/3-promote-h4", "h5/join <- cluster/4-add-h5, " + preparedDone("h5"),
+                "cluster/6-promote-h5 <- h5/join",
                 "cluster/healthy-after-membership <- cluster/6-promote-h5"));
         assertEquals(want, shape(plan(new Scenario("converged", "five"))));
     }
@@ -228,8 +238,9 @@ class PlannerScenarioTest {
 
     @Test
     void replacingTwoMembersAddsTheNewOneBeforeAnyLeaves() {
-        List<String> want = new ArrayList<>(prepared("h4", true, ""));
-        want.addAll(List.of("cluster/snapshot", "cluster/1-add-h4 <- cluster/snapshot", "h4/join <- cluster/1-add-h4, h4/unit",
+        List<String> want = new ArrayList<>(prepared("h4", ""));
+        want.addAll(List.of("cluster/snapshot", "cluster/1-add-h4 <- cluster/snapshot",
+                "h4/join <- cluster/1-add-h4, " + preparedDone("h4"),
                 "cluster/3-promote-h4 <- h4/join"));
         want.addAll(removals(List.of("h2", "h3"), PlannerScenarios.leaderOf("converged"), 4, "cluster/3-promote-h4"));
         assertEquals(want, shape(plan(new Scenario("converged", "h1-h4"))));
@@ -265,10 +276,9 @@ class PlannerScenarioTest {
 
     @Test
     void aPatchUpgradeRollsFollowersFirstAndTheLeaderLast() {
-        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install",
-                "h3/install", "h3/unit <- h3/install"));
+        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
         want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")), "",
-                "unit"));
+                "install, ", "unit"));
         assertEquals(want, shape(plan(new Scenario("converged", "three-3530"))));
     }
 
@@ -297,9 +307,9 @@ class PlannerScenarioTest {
     void aMinorUpgradeTakesASnapshotRollsLeaderLastAndWaitsForTheClusterVersion() {
         Plan plan = plan(new Scenario("converged-34", "three"));
         List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-34"));
-        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit <- h1/install", "h2/install", "h2/unit <- h2/install",
-                "h3/install", "h3/unit <- h3/install", "cluster/snapshot"));
-        want.addAll(restarts(order, "cluster/snapshot", "unit"));
+        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit",
+                "cluster/snapshot"));
+        want.addAll(restarts(order, "cluster/snapshot", "install, ", "unit"));
         want.add("cluster/cluster-version <- " + order.get(2) + "/restart");
         assertEquals(want, shape(plan));
         assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());

@@ -131,8 +131,8 @@ public final class ConvergePlanner {
         }
         last = restartChanged(prepared, joiners, concat(last, pki));
         if (membership.isPresent()) {
-            Map<String, Step> lastOf = new LinkedHashMap<>();
-            prepared.forEach((host, p) -> p.last().ifPresent(s -> lastOf.put(host, s)));
+            Map<String, List<Step>> lastOf = new LinkedHashMap<>();
+            prepared.forEach((host, p) -> lastOf.put(host, p.done()));
             List<Step> changes = membership.get().steps(concat(last, pki), lastOf, context);
             steps.addAll(changes);
             last = List.of(changes.get(changes.size() - 1));
@@ -167,10 +167,10 @@ public final class ConvergePlanner {
     }
 
     /**
-     * One host's preparation: its last step (what starting or restarting it waits for) and why a
-     * running etcd must restart to pick the changes up.
+     * One host's preparation: the steps starting or restarting it waits for (the end of its chain
+     * and what ran beside it), and why a running etcd must restart to pick the changes up.
      */
-    private record Prepared(Optional<Step> last, List<String> restartCauses) {
+    private record Prepared(List<Step> done, List<String> restartCauses) {
     }
 
     /** Each member's host, brought to the spec by the modules in order, each step after the one before. */
@@ -187,6 +187,7 @@ public final class ConvergePlanner {
             MemberContext member = new MemberContext(m, facts, spec, in.layout(),
                     new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token));
             Optional<Step> last = Optional.empty();
+            List<Step> beside = new ArrayList<>();
             List<String> causes = new ArrayList<>();
             for (MemberModule module : modules) {
                 Optional<MemberModule.Change> change = module.plan(member);
@@ -195,14 +196,20 @@ public final class ConvergePlanner {
                     last.ifPresent(builder::after);
                     Step step = builder.does(change.get().operation());
                     steps.add(step);
-                    last = Optional.of(step);
+                    if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
+                        beside.add(step);
+                    } else {
+                        last = Optional.of(step);
+                    }
                     change.get().restartCause().ifPresent(causes::add);
                 }
             }
             if (causes.isEmpty() && facts.service().running()) {
                 causes.addAll(RestartPending.causes(facts));
             }
-            prepared.put(m.host().name(), new Prepared(last, causes));
+            List<Step> done = new ArrayList<>(beside);
+            last.ifPresent(done::add);
+            prepared.put(m.host().name(), new Prepared(done, causes));
         }
         return prepared;
     }
@@ -223,7 +230,7 @@ public final class ConvergePlanner {
             Step.Builder start = Step.on(host, "service", "start").kind(ChangeKind.ACTION).summary("start etcd")
                     .reason(f.service().activeState().equals("failed") ? "failed" : "not running")
                     .observed(f.service().activeState());
-            prepared.get(host).last().ifPresent(start::after);
+            start.after(prepared.get(host).done());
             Step step = start.does(ctx -> ServiceSteps.start(ctx.session()));
             steps.add(step);
             starts.add(step);
@@ -279,10 +286,10 @@ public final class ConvergePlanner {
             return after;
         }
         Map<String, List<String>> causes = new LinkedHashMap<>();
-        Map<String, Step> lastOf = new LinkedHashMap<>();
+        Map<String, List<Step>> lastOf = new LinkedHashMap<>();
         prepared.forEach((host, p) -> {
             causes.put(host, p.restartCauses());
-            p.last().ifPresent(s -> lastOf.put(host, s));
+            lastOf.put(host, p.done());
         });
         List<Member> ordered = RollingRestart.order(changed, m -> in.facts().get(m.host().name()).member().status()
                 .map(MemberFacts.LocalStatus::isLeader).orElse(false));

@@ -97,9 +97,9 @@ final class MembershipChangePlanner {
     /**
      * The changes' steps, the first after {@code before}, then a wait until every member is healthy.
      *
-     * @param prepared each joiner host's last preparation step
+     * @param prepared each joiner host's preparation steps its start waits for
      */
-    List<Step> steps(List<Step> before, Map<String, Step> prepared, ConvergePlanner.Context c) {
+    List<Step> steps(List<Step> before, Map<String, List<Step>> prepared, ConvergePlanner.Context c) {
         Map<String, String> clientUrlOf = new LinkedHashMap<>();
         in.cluster().orElseThrow().members().forEach(cm -> cm.clientUrls().stream().findFirst()
                 .ifPresent(url -> clientUrlOf.put(cm.name().isEmpty() ? cm.id() : cm.name(), url)));
@@ -108,7 +108,7 @@ final class MembershipChangePlanner {
         for (String name : initialClusterOfEachJoiner().keySet()) {
             Member m = in.desired().members().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
             String host = m.host().name();
-            joining.put(name, new MembershipSteps.Joiner(host, Optional.ofNullable(prepared.get(host)),
+            joining.put(name, new MembershipSteps.Joiner(host, prepared.getOrDefault(host, List.of()),
                     oldData(m, in.facts().get(host))));
         }
         Map<String, RemovedHost> removed = new LinkedHashMap<>();

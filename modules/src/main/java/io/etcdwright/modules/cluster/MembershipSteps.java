@@ -47,10 +47,10 @@ final class MembershipSteps {
      * A joining member's host as the join needs it.
      *
      * @param host      its inventory host (which may be named other than the member)
-     * @param prepared  its last preparation step (config, unit written), if it had any
+     * @param prepared  its preparation steps (install, config, unit written) its start waits for
      * @param moveAside the old data that must go first, if any
      */
-    record Joiner(String host, Optional<Step> prepared, Optional<OldData> moveAside) {
+    record Joiner(String host, List<Step> prepared, Optional<OldData> moveAside) {
     }
 
     /** Data on a joiner's host that etcd must not start with: why, where, how much. */
@@ -96,10 +96,10 @@ final class MembershipSteps {
                         });
             } else if (change instanceof Change.StartJoiner start) {
                 String name = start.member().name();
-                Joiner joiner = joiners.getOrDefault(name, new Joiner(name, Optional.empty(), Optional.empty()));
+                Joiner joiner = joiners.getOrDefault(name, new Joiner(name, List.of(), Optional.empty()));
                 String host = joiner.host();
                 List<Step> waitFor = new ArrayList<>(previous);
-                joiner.prepared().ifPresent(waitFor::add);
+                waitFor.addAll(joiner.prepared());
                 if (joiner.moveAside().isPresent()) {
                     // Here, not with the host's preparation: the member whose data it may be (a
                     // rebuilt host at the same address) is removed by a change before this one.

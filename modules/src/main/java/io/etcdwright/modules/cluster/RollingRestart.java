@@ -32,11 +32,11 @@ final class RollingRestart {
     /**
      * @param ordered  the members to restart, in the planned order
      * @param causes   why each must restart, by host
-     * @param prepared each host's last preparation step, if it had one
+     * @param prepared each host's preparation steps a restart waits for
      * @param first    what the first restart waits for
      */
     static List<Step> steps(List<Member> ordered, java.util.Map<String, List<String>> causes,
-                            java.util.Map<String, Step> prepared, List<Step> first, ConvergePlanner.Context c) {
+                            java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c) {
         List<Step> steps = new ArrayList<>();
         List<Step> previous = first;
         List<String> restartedBefore = new ArrayList<>();
@@ -49,7 +49,7 @@ final class RollingRestart {
                     .after(previous)
                     .requires(new ClusterConditions.OthersHealthy(c.access(), m.name(), others, c.members().size()))
                     .readyWhen(new ClusterConditions.AllHealthy(c.access(), c.clientUrls(), c.timeouts().ready()));
-            Optional.ofNullable(prepared.get(host)).ifPresent(builder::after);
+            builder.after(prepared.getOrDefault(host, List.of()));
             Step restart = builder.does(ctx -> restart(ctx, c, m.name(), before));
             steps.add(restart);
             previous = List.of(restart);

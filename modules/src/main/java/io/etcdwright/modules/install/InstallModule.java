@@ -34,6 +34,9 @@ public final class InstallModule implements MemberModule {
         // for another version, not when the links of the version it runs are put right.
         boolean otherVersion = have.etcdVersion().filter(version::equals).isEmpty();
         return Optional.of(new Change(step.get(), ctx -> InstallSteps.apply(ctx.session(), artifact, source, releases, unpacked),
-                otherVersion ? Optional.of("binary changed") : Optional.empty()));
+                otherVersion ? Optional.of("binary changed") : Optional.empty(),
+                // Needs the host set up, nothing else: the 22 MB stream is the longest step of a
+                // create, so certificates, config and unit are written while it runs.
+                Placement.BESIDE_CHAIN));
     }
 }

@@ -104,7 +104,7 @@ class MembershipStepsTest {
         List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, true),
                 new Current("a2", "h2", url(2), false, false, false, true), new Current("a3", "h3", url(3), false, true, false));
         Map<String, RemovedHost> removed = Map.of("h2", new RemovedHost.StaysInSpec("node-2"));
-        Map<String, MembershipSteps.Joiner> joiners = Map.of("h2", new MembershipSteps.Joiner("node-2", Optional.empty(), Optional.empty()));
+        Map<String, MembershipSteps.Joiner> joiners = Map.of("h2", new MembershipSteps.Joiner("node-2", List.of(), Optional.empty()));
         List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2)), new Desired("h3", url(3))),
                 joiners, removed);
         assertTrue(steps.stream().noneMatch(s -> s.id().endsWith("/stop-removed")), ids(steps).toString());
@@ -125,7 +125,7 @@ class MembershipStepsTest {
                 new Current("a2", "h2", url(2), false, true, false), new Current("a3", "h3", url(3), false, true, true));
         MembershipSteps.OldData old = new MembershipSteps.OldData("/var/lib/etcd", "it holds data of member a3", 4096);
         Map<String, MembershipSteps.Joiner> joiners = Map.of("h3b",
-                new MembershipSteps.Joiner("node-3", Optional.of(unitOf("node-3")), Optional.of(old)));
+                new MembershipSteps.Joiner("node-3", List.of(unitOf("node-3")), Optional.of(old)));
         List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2)), new Desired("h3b", url(3))), joiners);
         assertEquals(List.of("cluster/1-hand-off-h3", "cluster/2-remove-h3", "cluster/3-add-h3b", "node-3/move-aside",
                 "node-3/join", "cluster/5-promote-h3b"), ids(steps));
@@ -140,7 +140,7 @@ class MembershipStepsTest {
     void aJoinerWithoutOldDataIsStartedOnItsInventoryHostAfterItsPreparation() {
         List<Current> now = List.of(new Current("a1", "h1", url(1), false, true, true));
         Map<String, MembershipSteps.Joiner> joiners = Map.of("h2",
-                new MembershipSteps.Joiner("node-2", Optional.of(unitOf("node-2")), Optional.empty()));
+                new MembershipSteps.Joiner("node-2", List.of(unitOf("node-2")), Optional.empty()));
         List<Step> steps = steps(now, List.of(new Desired("h1", url(1)), new Desired("h2", url(2))), joiners);
         assertEquals(List.of("cluster/1-add-h2", "node-2/join", "cluster/3-promote-h2"), ids(steps));
         assertEquals(List.of("cluster/1-add-h2", "node-2/unit"), steps.get(1).after());
