@@ -22,9 +22,11 @@ import org.bouncycastle.asn1.x500.RDN;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.style.BCStyle;
 import org.bouncycastle.asn1.x500.style.IETFUtils;
+import org.bouncycastle.asn1.x509.AuthorityKeyIdentifier;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.SubjectKeyIdentifier;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateHolder;
 
 /**
@@ -116,6 +118,24 @@ public record CertificateInfo(
                     fingerprint(certificate));
         } catch (CertificateEncodingException | CertificateParsingException | RuntimeException e) {
             throw new PkiException("damaged certificate in " + source + ": " + Pem.describe(e), e);
+        }
+    }
+
+    /**
+     * Whether this certificate names {@code ca}'s key as its issuer's: its authority key identifier
+     * is the CA's subject key identifier (both present). etcdwright writes both in everything it
+     * issues; a key identifier is a digest of the CA's public key, so a certificate of another CA
+     * (another key) names another one. It proves no signature: see {@link #signedBy}.
+     */
+    public boolean namesIssuerKeyOf(X509Certificate ca) {
+        try {
+            AuthorityKeyIdentifier authority = AuthorityKeyIdentifier.fromExtensions(
+                    new JcaX509CertificateHolder(certificate).getExtensions());
+            SubjectKeyIdentifier caKey = SubjectKeyIdentifier.fromExtensions(new JcaX509CertificateHolder(ca).getExtensions());
+            return authority != null && authority.getKeyIdentifier() != null && caKey != null
+                    && java.util.Arrays.equals(authority.getKeyIdentifier(), caKey.getKeyIdentifier());
+        } catch (CertificateEncodingException | RuntimeException e) {
+            return false;
         }
     }
 
