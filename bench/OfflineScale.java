@@ -362,10 +362,14 @@ public class OfflineScale {
         long peakSum = heapPools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         long[] sorted = took.clone();
         Arrays.sort(sorted);
-        System.out.printf("offline plan --facts, %d clusters / %d hosts in one JVM (max heap %d MB): total %.2f s,"
+        // -Xmx as given: the serial collector reports one survivor space less as the maximum.
+        String xmx = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-Xmx")).reduce((a, b) -> b)
+                .orElse("max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB");
+        System.out.printf("offline plan --facts, %d clusters / %d hosts in one JVM (%s): total %.2f s,"
                         + " per cluster median %.1f ms, max %.1f ms; peak heap used %d MB; %d plans with changes, %d refused;"
                         + " CPU %.2f s planning, %.2f s the whole JVM (%d cores, load %.1f)%n",
-                expected.size(), hosts, Runtime.getRuntime().maxMemory() / (1024 * 1024), total / 1e9,
+                expected.size(), hosts, xmx, total / 1e9,
                 sorted[sorted.length / 2] / 1e6, sorted[sorted.length - 1] / 1e6, peakSum / (1024 * 1024), changes, refused,
                 cpu / 1e9, processCpu / 1e9, os.getAvailableProcessors(), os.getSystemLoadAverage());
         if (!wrong.isEmpty()) {
