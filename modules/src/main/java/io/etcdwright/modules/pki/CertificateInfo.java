@@ -128,14 +128,20 @@ public record CertificateInfo(
      * (another key) names another one. It proves no signature: see {@link #signedBy}.
      */
     public boolean namesIssuerKeyOf(X509Certificate ca) {
-        try {
-            AuthorityKeyIdentifier authority = AuthorityKeyIdentifier.fromExtensions(
-                    new JcaX509CertificateHolder(certificate).getExtensions());
-            SubjectKeyIdentifier caKey = SubjectKeyIdentifier.fromExtensions(new JcaX509CertificateHolder(ca).getExtensions());
-            return authority != null && authority.getKeyIdentifier() != null && caKey != null
-                    && java.util.Arrays.equals(authority.getKeyIdentifier(), caKey.getKeyIdentifier());
-        } catch (CertificateEncodingException | RuntimeException e) {
+        // From the extensions the JDK has already parsed: no other parse of either certificate.
+        byte[] authorityValue = certificate.getExtensionValue(Extension.authorityKeyIdentifier.getId());
+        byte[] caKeyValue = ca.getExtensionValue(Extension.subjectKeyIdentifier.getId());
+        if (authorityValue == null || caKeyValue == null) {
             return false;
+        }
+        try {
+            byte[] authority = AuthorityKeyIdentifier.getInstance(ASN1OctetString.getInstance(authorityValue).getOctets())
+                    .getKeyIdentifier();
+            byte[] caKey = SubjectKeyIdentifier.getInstance(ASN1OctetString.getInstance(caKeyValue).getOctets())
+                    .getKeyIdentifier();
+            return authority != null && java.util.Arrays.equals(authority, caKey);
+        } catch (RuntimeException e) {
+            return false; // a damaged extension names no key
         }
     }
 
