@@ -22,9 +22,11 @@ import org.bouncycastle.asn1.x500.RDN;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.style.BCStyle;
 import org.bouncycastle.asn1.x500.style.IETFUtils;
+import org.bouncycastle.asn1.x509.AuthorityKeyIdentifier;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.SubjectKeyIdentifier;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateHolder;
 
 /**
@@ -116,6 +118,30 @@ public record CertificateInfo(
                     fingerprint(certificate));
         } catch (CertificateEncodingException | CertificateParsingException | RuntimeException e) {
             throw new PkiException("damaged certificate in " + source + ": " + Pem.describe(e), e);
+        }
+    }
+
+    /**
+     * Whether this certificate names {@code ca}'s key as its issuer's: its authority key identifier
+     * is the CA's subject key identifier (both present). etcdwright writes both in everything it
+     * issues; a key identifier is a digest of the CA's public key, so a certificate of another CA
+     * (another key) names another one. It proves no signature: see {@link #signedBy}.
+     */
+    public boolean namesIssuerKeyOf(X509Certificate ca) {
+        // From the extensions the JDK has already parsed: no other parse of either certificate.
+        byte[] authorityValue = certificate.getExtensionValue(Extension.authorityKeyIdentifier.getId());
+        byte[] caKeyValue = ca.getExtensionValue(Extension.subjectKeyIdentifier.getId());
+        if (authorityValue == null || caKeyValue == null) {
+            return false;
+        }
+        try {
+            byte[] authority = AuthorityKeyIdentifier.getInstance(ASN1OctetString.getInstance(authorityValue).getOctets())
+                    .getKeyIdentifier();
+            byte[] caKey = SubjectKeyIdentifier.getInstance(ASN1OctetString.getInstance(caKeyValue).getOctets())
+                    .getKeyIdentifier();
+            return authority != null && java.util.Arrays.equals(authority, caKey);
+        } catch (RuntimeException e) {
+            return false; // a damaged extension names no key
         }
     }
 

@@ -89,8 +89,16 @@ public record RenewalPolicy(Duration renewBefore) {
         }
     }
 
+    /**
+     * Issued by {@code ca}: named by its key identifier, or else proved by the signature. The key
+     * identifiers decide alone when they match, because this check is asked of the workstation's
+     * own copies on every plan, where it catches a CA replaced under them (a new key, so another
+     * identifier), not forgery (whoever can write a certificate there can write the CA key too);
+     * an ECDSA verification costs about a millisecond, and a plan of 1,000 hosts asks 2,000 times.
+     * Certificates without them (made by other tools), or naming another key, are verified.
+     */
     private static void issuer(CertificateInfo certificate, X509Certificate ca, List<String> reasons) {
-        if (!certificate.signedBy(ca)) {
+        if (!certificate.namesIssuerKeyOf(ca) && !certificate.signedBy(ca)) {
             reasons.add("signed by another CA");
         } else if (!certificate.certificate().getIssuerX500Principal().equals(ca.getSubjectX500Principal())) {
             // Same key, other name (a re-made CA certificate): TLS clients look the issuer up by name.

@@ -76,6 +76,15 @@ class CertificateInfoTest {
     }
 
     @Test
+    void namesIssuerKeyOfComparesTheAuthorityKeyIdentifierWithTheCas() {
+        CertificateAuthority sameName = CertificateAuthority.generate("etcd-ca demo", KeyAlgorithm.ECDSA_P256, YEAR, CLOCK);
+        assertTrue(server.info().namesIssuerKeyOf(ca.certificate()));
+        assertFalse(server.info().namesIssuerKeyOf(sameName.certificate()), "same name, other key");
+        assertFalse(CertificateInfo.of(ca.certificate()).namesIssuerKeyOf(ca.certificate()),
+                "the self-signed CA has no authority key identifier");
+    }
+
+    @Test
     void daysUntilExpiryRoundsDownAndGoesNegativeOnceExpired() {
         CertificateInfo info = server.info();
         assertEquals(365, info.daysUntilExpiry(NOW));

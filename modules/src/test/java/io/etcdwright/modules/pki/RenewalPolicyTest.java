@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.KeyPair;
+import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
@@ -152,6 +153,15 @@ class RenewalPolicyTest {
     }
 
     @Test
+    void withoutKeyIdentifiersTheSignatureDecides() throws Exception {
+        // craft() writes no authority key identifier, as other tools may not.
+        assertEquals(CertificateVerdict.CURRENT, decide(craft(Purpose.SERVER.keyPurposeIds(), "h1.etcd.example"), NOW));
+        CertificateAuthority sameName = CertificateAuthority.generate("etcd-ca demo", KeyAlgorithm.ECDSA_P256, YEAR, CLOCK);
+        assertReissue("signed by another CA",
+                decide(craft(Purpose.SERVER.keyPurposeIds(), "h1.etcd.example", sameName.privateKey()), NOW));
+    }
+
+    @Test
     void dnsNamesCompareWithoutCase() throws Exception {
         assertEquals(CertificateVerdict.CURRENT, decide(craft(Purpose.SERVER.keyPurposeIds(), "H1.Etcd.Example"), NOW));
     }
@@ -212,6 +222,11 @@ class RenewalPolicyTest {
 
     /** A certificate from the test CA that {@link CertificateAuthority#issue} would never make. */
     private static X509Certificate craft(KeyPurposeId[] usages, String dnsName) throws Exception {
+        return craft(usages, dnsName, ca.privateKey());
+    }
+
+    /** As {@link #craft(KeyPurposeId[], String)}, naming the test CA as issuer but signed with {@code signer}. */
+    private static X509Certificate craft(KeyPurposeId[] usages, String dnsName, PrivateKey signer) throws Exception {
         KeyPair keys = KeyAlgorithm.ECDSA_P256.generateKeyPair();
         var builder = new JcaX509v3CertificateBuilder(ca.certificate(), CertificateAuthority.randomSerial(),
                 Date.from(NOW.minus(Duration.ofMinutes(5))), Date.from(NOW.plus(YEAR)), new X500Name("CN=h1"), keys.getPublic());
@@ -223,6 +238,6 @@ class RenewalPolicyTest {
                 new GeneralName(GeneralName.iPAddress, "10.77.0.11"),
                 new GeneralName(GeneralName.iPAddress, "10.77.0.12")}));
         return new JcaX509CertificateConverter().getCertificate(
-                builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(ca.privateKey())));
+                builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
     }
 }
