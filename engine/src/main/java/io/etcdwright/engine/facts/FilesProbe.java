@@ -27,7 +27,7 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
               echo "@file $i"; i=$((i+1))
               if [ -f "$p" ]; then
                 stat -c 'meta=%a %U %G %.6Y' -- "$p"
-                echo "sha256=$(sha256sum < "$p" | cut -d' ' -f1)"
+                s=$(sha256sum < "$p"); echo "sha256=${s%% *}"
                 [ "$read_content" = content ] && echo "content=$(base64 -w0 < "$p")"
               fi
             done
