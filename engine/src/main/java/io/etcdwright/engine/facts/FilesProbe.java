@@ -27,8 +27,8 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
               echo "@file $i"; i=$((i+1))
               if [ -f "$p" ]; then
                 stat -c 'meta=%a %U %G %.6Y' -- "$p"
-                s=$(sha256sum < "$p"); echo "sha256=${s%% *}"
-                [ "$read_content" = content ] && echo "content=$(base64 -w0 < "$p")"
+                printf 'sha256='; sha256sum < "$p"
+                if [ "$read_content" = content ]; then printf 'content='; base64 -w0 < "$p"; echo; fi
               fi
             done
             true
@@ -72,7 +72,8 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
                     meta = parts;
                 }
             } else if (line.startsWith("sha256=")) {
-                sha = line.substring(7).strip();
+                // "sha256=HASH  -" as sha256sum prints it (no subshell on the host to cut it)
+                sha = line.substring(7).strip().split("\\s+")[0];
             } else if (line.startsWith("content=")) {
                 try {
                     content = Optional.of(new String(Base64.getDecoder().decode(line.substring(8).strip()),

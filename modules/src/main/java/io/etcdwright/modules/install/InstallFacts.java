@@ -34,15 +34,16 @@ public record InstallFacts(List<String> installedVersions, Optional<String> acti
             String bin = EtcdLayout.LINK_DIR;
             return "for d in " + root + "/v*; do [ -x \"$d/etcd\" ] && echo \"installed=${d##*/v}\"; done\n"
                     + "echo \"active=$(readlink " + bin + "/etcd)\"\n"
-                    + "[ -x " + bin + "/etcd ] && echo \"etcd=$(" + bin + "/etcd --version 2>/dev/null | head -n1)\"\n"
-                    // The tools are asked only when their link leaves the versioned directories: a
-                    // binary there was run and checked when it was installed, and starting two Go
-                    // programs on every host of every plan is most of this probe's time.
-                    + "for b in etcdctl etcdutl; do\n"
+                    // A binary is asked its version only when its link leaves the versioned
+                    // directories: one there was run and checked when it was installed, and
+                    // starting three Go programs on every host of every plan was most of this
+                    // probe's time. A running member's own version also comes in its status.
+                    + "for b in etcd etcdctl etcdutl; do\n"
                     + "  [ -x " + bin + "/$b ] || continue\n"
                     + "  case $(readlink " + bin + "/$b) in\n"
                     + "    " + root + "/v*/\"$b\") echo \"$b=$(readlink " + bin + "/$b)\" ;;\n"
-                    + "    *) echo \"$b=$(" + bin + "/$b version 2>/dev/null | head -n1)\" ;;\n"
+                    + "    *) if [ \"$b\" = etcd ]; then a=--version; else a=version; fi\n"
+                    + "       echo \"$b=$(" + bin + "/$b \"$a\" 2>/dev/null | head -n1)\" ;;\n"
                     + "  esac\n"
                     + "done\n"
                     + "true";
