@@ -22,8 +22,6 @@ public final class Main {
     public static final int CHANGES = 2;
 
     public static void main(String[] args) {
-        // gRPC and Netty log through java.util.logging; their INFO lines are noise in a CLI.
-        java.util.logging.LogManager.getLogManager().reset();
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

@@ -62,6 +62,7 @@ public final class SafetySnapshot {
             Files.createDirectories(dir);
             Files.deleteIfExists(partial);
             Files.createFile(partial, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            io.etcdwright.modules.membership.GrpcLogging.quiet();
             try (Client client = Client.builder().endpoints(clientUrls.stream().map(URI::create).toArray(URI[]::new))
                     .sslContext(tls.clientContext()).connectTimeout(timeout).build();
                  OutputStream out = Files.newOutputStream(partial)) {

@@ -87,6 +87,7 @@ public final class EtcdAdminClient implements AutoCloseable {
      */
     public static EtcdAdminClient connect(List<String> endpoints, Path caCert, Path clientCert, Path clientKey,
             Duration timeout) {
+        GrpcLogging.quiet();
         Objects.requireNonNull(endpoints, "endpoints");
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || timeout.isZero()) {

@@ -154,8 +154,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // leader only, or of every member when none names a leader (a cluster without quorum):
             // five hosts sharing a workstation's cores otherwise spend most of a plan here.
             + "  e endpoint status >\"$t/status\" & e endpoint health >\"$t/health\" & wait\n"
-            + "  self=$(sed -n 's/.*\"member_id\":\\([0-9]*\\).*/\\1/p' \"$t/status\")"
-            + " lead=$(sed -n 's/.*\"leader\":\\([0-9]*\\).*/\\1/p' \"$t/status\")\n"
+            + "  sed -n 's/.*\"member_id\":\\([0-9]*\\).*\"leader\":\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
+            + "  self= lead=; read -r self lead <\"$t/ids\"\n"
             + "  if [ -z \"$lead\" ] || [ \"$lead\" = 0 ] || [ \"$self\" = \"$lead\" ]; then\n"
             + "    e member list >\"$t/members\" & e alarm list >\"$t/alarms\" &\n"
             + "    if command -v curl >/dev/null; then curl -sS --max-time 3 --cacert " + EtcdLayout.pkiFile("ca.crt")

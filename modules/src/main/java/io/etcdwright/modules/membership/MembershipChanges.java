@@ -118,6 +118,7 @@ public final class MembershipChanges implements AutoCloseable {
      */
     public static MembershipChanges connect(List<String> endpoints, Path caCert, Path clientCert, Path clientKey,
                                             Duration timeout) {
+        GrpcLogging.quiet();
         List<URI> uris = EtcdAdminClient.parseEndpoints(endpoints);
         Connection settings = new Connection(uris, TlsMaterial.read(caCert, clientCert, clientKey),
                 timeout);
