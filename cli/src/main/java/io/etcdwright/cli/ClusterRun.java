@@ -79,6 +79,13 @@ final class ClusterRun implements AutoCloseable {
         Set<String> memberHosts = new LinkedHashSet<>();
         members.forEach(h -> memberHosts.add(h.name()));
         Facts facts = Facts.of(reports, probes, inventory, memberHosts);
+        if (facts.cluster().isEmpty() && facts.byHost().values().stream().anyMatch(f -> f.member().status().isPresent())) {
+            // Members answered, but the leader (whose host asks for the whole cluster) was on no
+            // host asked: ask every member for the cluster's view instead.
+            probes = probes.askingEveryMember();
+            reports = new ArrayList<>(gatherer.gather(members.stream().map(Hosts::target).toList(), probes.all()));
+            facts = Facts.of(reports, probes, inventory, memberHosts);
+        }
         List<InventoryHost> leaving = facts.leavingHosts(inventory);
         if (leaving.isEmpty()) {
             return facts;

@@ -32,6 +32,11 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
                 MemberFacts.probe(layout));
     }
 
+    /** The same probes, the member probe asking the cluster-wide questions on every host. */
+    public EtcdProbes askingEveryMember() {
+        return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout));
+    }
+
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member);
     }

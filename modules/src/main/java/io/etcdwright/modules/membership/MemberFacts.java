@@ -99,7 +99,21 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
     public record Alarm(String memberId, String type) {
     }
 
+    /** The member probe: cluster-wide questions go to the leader's host. */
     public static Probe<MemberFacts> probe(EtcdLayout layout) {
+        return probe(layout, SCRIPT);
+    }
+
+    /**
+     * The same probe (same name, same arguments: recorded facts read the same) asking the
+     * cluster-wide questions on every host: for a second round when the leader's host was not
+     * among those asked (a member on no host of the inventory leads, or its host was unreachable).
+     */
+    public static Probe<MemberFacts> probeAskingEveryMember(EtcdLayout layout) {
+        return probe(layout, SCRIPT_EVERYONE_ASKS);
+    }
+
+    private static Probe<MemberFacts> probe(EtcdLayout layout, String script) {
         return new Probe<>() {
             @Override
             public String name() {
@@ -108,7 +122,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
 
             @Override
             public String script() {
-                return SCRIPT;
+                return script;
             }
 
             @Override
@@ -137,7 +151,13 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
      * /version (cluster version) is asked with curl when the host has it, and so is the member
      * list once more, serializably, when etcdctl could not get it (no quorum).
      */
-    private static final String SCRIPT = "d=$1 port=$2\n"
+    /** Cluster-wide questions asked on the leader's host only, or on every host when none names a leader. */
+    private static final String SCRIPT = script("[ -z \"$lead\" ] || [ \"$lead\" = 0 ] || [ \"$self\" = \"$lead\" ]");
+    /** Cluster-wide questions asked on every host: when the leader is on no host that was asked. */
+    private static final String SCRIPT_EVERYONE_ASKS = script("true");
+
+    private static String script(String asksForTheCluster) {
+        return "d=$1 port=$2\n"
             + "[ -d \"$d\" ] && echo data_dir=1\n"
             + "[ -d \"$d/member\" ] && echo member_data=1\n"
             + "[ -d \"$d\" ] && echo \"data_bytes=$(du -sb -- \"$d\" | cut -f1)\"\n"
@@ -149,15 +169,15 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + " --cacert=" + EtcdLayout.pkiFile("ca.crt") + " --cert=" + EtcdLayout.pkiFile("admin.crt")
             + " --key=" + EtcdLayout.pkiFile("admin.key") + " --dial-timeout=2s --command-timeout=3s"
             + " \"$@\" -w json 2>/dev/null | tr -d '\\n'; }\n"
-            // Every member says how it is and whether a linearizable read goes through it; what
-            // is the same for the whole cluster (members, alarms, cluster version) is asked of the
-            // leader only, or of every member when none names a leader (a cluster without quorum):
-            // five hosts sharing a workstation's cores otherwise spend most of a plan here.
-            + "  e endpoint status >\"$t/status\" & e endpoint health >\"$t/health\" & wait\n"
+            // Every member says how it is; what is the same for the whole cluster (members, a
+            // linearizable read proving quorum, alarms, cluster version) is asked of the leader
+            // only, or of every member when none names a leader (a cluster without quorum): five
+            // hosts sharing a workstation's cores otherwise spend most of a plan here.
+            + "  e endpoint status >\"$t/status\"\n"
             + "  sed -n 's/.*\"member_id\":\\([0-9]*\\).*\"leader\":\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
             + "  self= lead=; read -r self lead <\"$t/ids\"\n"
-            + "  if [ -z \"$lead\" ] || [ \"$lead\" = 0 ] || [ \"$self\" = \"$lead\" ]; then\n"
-            + "    e member list >\"$t/members\" & e alarm list >\"$t/alarms\" &\n"
+            + "  if " + asksForTheCluster + "; then\n"
+            + "    e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
             + "    if command -v curl >/dev/null; then curl -sS --max-time 3 --cacert " + EtcdLayout.pkiFile("ca.crt")
             + " --cert " + EtcdLayout.pkiFile("admin.crt") + " --key " + EtcdLayout.pkiFile("admin.key")
             + " \"https://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
@@ -173,6 +193,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "  for k in status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
             + "  rm -rf -- \"$t\"\n"
             + "fi\n";
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
