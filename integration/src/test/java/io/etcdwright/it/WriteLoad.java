@@ -308,11 +308,45 @@ final class WriteLoad implements AutoCloseable {
         Map<String, Integer> seen = new java.util.concurrent.ConcurrentHashMap<>();
         long[] previous = {0};
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        try (Client c = client(clientEnv, endpoints(clientEnv));
-             Watch.Watcher watcher = c.getWatchClient().watch(bytes(load.prefix()),
+        java.util.concurrent.CountDownLatch allSent = new java.util.concurrent.CountDownLatch(1);
+        try (Client c = client(clientEnv, endpoints(clientEnv))) {
+            // The cluster's revision now (a linearizable read): the watch must be seen to deliver
+            // every event up to it, not only up to the last acknowledged write, or a change made
+            // after the load (a delete behind the harness's back) could arrive after the watch was
+            // closed and go unseen.
+            long end = c.getKVClient().get(bytes(load.prefix()), GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                    .get(10, TimeUnit.SECONDS).getHeader().getRevision();
+            watchUntil(c, load, first, last, end, acked, problems, seen, previous, done, allSent);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("cannot read the cluster's revision: " + e, e);
+        }
+        for (Map.Entry<String, Long> a : acked.entrySet()) {
+            int times = seen.getOrDefault(a.getKey(), 0);
+            if (times != 1) {
+                problems.add(a.getKey() + " (revision " + a.getValue() + ") seen " + times + " times");
+            }
+        }
+        return List.copyOf(problems);
+    }
+
+    private static void watchUntil(Client c, Acks load, long first, long last, long end, Map<String, Long> acked,
+                                   List<String> problems, Map<String, Integer> seen, long[] previous,
+                                   java.util.concurrent.CountDownLatch done, java.util.concurrent.CountDownLatch allSent)
+            throws InterruptedException {
+        try (Watch.Watcher watcher = c.getWatchClient().watch(bytes(load.prefix()),
                      WatchOption.builder().isPrefix(true).withRevision(first).build(), new Watch.Listener() {
                          @Override
                          public void onNext(WatchResponse response) {
+                             if (response.isProgressNotify()) {
+                                 // etcd sends it once every event up to its header revision was sent.
+                                 if (response.getHeader().getRevision() >= end) {
+                                     allSent.countDown();
+                                 }
+                                 return;
+                             }
                              for (WatchEvent event : response.getEvents()) {
                                  String key = event.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
                                  long revision = event.getKeyValue().getModRevision();
@@ -338,27 +372,30 @@ final class WriteLoad implements AutoCloseable {
                          public void onError(Throwable t) {
                              problems.add("the watch failed: " + t);
                              done.countDown();
+                             allSent.countDown();
                          }
 
                          @Override
                          public void onCompleted() {
                              done.countDown();
+                             allSent.countDown();
                          }
                      })) {
             if (!done.await(60, TimeUnit.SECONDS)) {
                 problems.add("the watch did not reach revision " + last + " within 60 s (at " + previous[0] + ")");
+                return;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
-        for (Map.Entry<String, Long> a : acked.entrySet()) {
-            int times = seen.getOrDefault(a.getKey(), 0);
-            if (times != 1) {
-                problems.add(a.getKey() + " (revision " + a.getValue() + ") seen " + times + " times");
+            // Then until etcd confirms every event up to the cluster's revision at the start of the
+            // check was sent: asked again each second, as a progress request can be answered
+            // before the watch has caught up (then its revision is still below the end).
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            do {
+                watcher.requestProgress();
+            } while (!allSent.await(1, TimeUnit.SECONDS) && System.nanoTime() < deadline);
+            if (allSent.getCount() > 0) {
+                problems.add("the watch did not confirm it had sent every event up to revision " + end + " within 15 s");
             }
         }
-        return List.copyOf(problems);
     }
 
     /** Deletes one acknowledged key behind the harness's back: the check must then report it. */
