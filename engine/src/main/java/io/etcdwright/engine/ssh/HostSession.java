@@ -186,8 +186,9 @@ public final class HostSession implements AutoCloseable {
     /**
      * Lands a file atomically: written to a temporary file beside the target (private from the
      * start), verified by sha256 on the host, given its owner and mode, then renamed over the
-     * target. A reader never sees a half-written or wrongly-permissioned file, and a transfer
-     * damaged on the way is refused instead of installed.
+     * target (an identical file is left as it is, its owner and mode put right). A reader never
+     * sees a half-written or wrongly-permissioned file, and a transfer damaged on the way is
+     * refused instead of installed.
      */
     public void upload(InputStream content, String sha256, RemoteFile file) {
         // The script is the command and the content is stdin: sh -c keeps stdin free for cat.
@@ -196,10 +197,34 @@ public final class HostSession implements AutoCloseable {
 
     /** Path, digest, owner and mode as arguments of a fixed script; the content follows on stdin. */
     static RemoteCommand uploadCommand(String sha256, RemoteFile file) {
-        return new RemoteCommand.Script(UPLOAD, List.of(file.path(), sha256, file.owner() + ":" + file.group(), file.mode()));
+        return new RemoteCommand.Script(LAND, List.of(file.path(), sha256, file.owner() + ":" + file.group(), file.mode()));
     }
 
-    private static final String UPLOAD = """
+    /**
+     * Makes a small file hold exactly this content, owner and mode, writing it only when it does
+     * not already: one round trip, the same script as {@link #upload(InputStream, String, RemoteFile)}.
+     * Returns whether anything changed, so a step reports OK when the file was already right (an
+     * apply resumed after an interruption, or a drift someone already undid).
+     */
+    public boolean sync(byte[] content, RemoteFile file) {
+        CommandResult result = run(syncCommand(content, file), new ByteArrayInputStream(content), defaultTimeout)
+                .orThrow(target.name());
+        return result.stdout().strip().equals("changed");
+    }
+
+    /** As {@link #uploadCommand}, for content in hand. */
+    static RemoteCommand syncCommand(byte[] content, RemoteFile file) {
+        return uploadCommand(sha256(content), file);
+    }
+
+    /**
+     * The one script that lands a file (upload and sync): the content arrives on stdin into a
+     * private temporary file beside the target and is verified by sha256; an identical file only
+     * gets its owner and mode fixed, in place (its time still says when its content last changed,
+     * which tells whether etcd runs with it); anything else is renamed over the target. Prints
+     * "changed" when it changed anything.
+     */
+    private static final String LAND = """
             set -eu
             p=$1 want=$2 owner=$3 mode=$4
             d=$(dirname -- "$p")
@@ -211,48 +236,9 @@ public final class HostSession implements AutoCloseable {
             if [ "$s" != "$want" ]; then
               printf 'upload of %s arrived damaged (sha256 %s, sent %s)\n' "$p" "$s" "$want" >&2; exit 3
             fi
-            chown -- "$owner" "$t"
-            chmod -- "$mode" "$t"
-            mv -f -- "$t" "$p"
-            trap - EXIT
-            """;
-
-    /**
-     * Makes a small file hold exactly this content, owner and mode, writing it only when it does
-     * not already: one round trip, atomic like {@link #upload(InputStream, String, RemoteFile)}.
-     * Returns whether anything changed, so a step reports OK when the file was already right (an
-     * apply resumed after an interruption, or a drift someone already undid).
-     */
-    public boolean sync(byte[] content, RemoteFile file) {
-        CommandResult result = run(syncCommand(content, file), new ByteArrayInputStream(content), defaultTimeout)
-                .orThrow(target.name());
-        return result.stdout().strip().equals("changed");
-    }
-
-    /** Path, digest, owner and mode as arguments of a fixed script; the content follows on stdin. */
-    static RemoteCommand syncCommand(byte[] content, RemoteFile file) {
-        // stat prints the mode without a leading zero: 0644 is compared as 644.
-        String mode = file.mode().length() == 4 && file.mode().startsWith("0") ? file.mode().substring(1) : file.mode();
-        return new RemoteCommand.Script(SYNC, List.of(file.path(), sha256(content), file.owner() + ":" + file.group(), mode,
-                mode + " " + file.owner() + " " + file.group()));
-    }
-
-    private static final String SYNC = """
-            set -eu
-            p=$1 want=$2 owner=$3 mode=$4 attrs=$5
-            d=$(dirname -- "$p")
-            mkdir -p -- "$d"
-            t=$(mktemp -- "$d/.etcdwright-upload.XXXXXX")
-            trap 'rm -f -- "$t"' EXIT
-            cat > "$t"
-            s=$(sha256sum < "$t"); s=${s%% *}
-            if [ "$s" != "$want" ]; then
-              printf 'upload of %s arrived damaged (sha256 %s, sent %s)\n' "$p" "$s" "$want" >&2; exit 3
-            fi
             if [ -f "$p" ] && [ ! -L "$p" ] && cmp -s -- "$t" "$p"; then
-              [ "$(stat -c '%a %U %G' -- "$p")" = "$attrs" ] && exit 0
-              # Same content: only owner and mode are fixed, so the file's time still says when
-              # its content last changed (what tells whether etcd runs with it).
+              # stat prints the mode without a leading zero: 0644 is compared as 644.
+              [ "$(stat -c '%a %U:%G' -- "$p")" = "${mode#0} $owner" ] && exit 0
               chown -- "$owner" "$p"
               chmod -- "$mode" "$p"
               echo changed; exit 0

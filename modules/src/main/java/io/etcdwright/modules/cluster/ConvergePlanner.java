@@ -38,6 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The converge planner: from desired state and facts to the plan that creates a cluster or brings
@@ -119,8 +120,7 @@ public final class ConvergePlanner {
         }
         membership.ifPresent(m -> warnings.addAll(m.warnings()));
         warnings.addAll(version.warnings());
-        Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::initialClusterOfEachJoiner)
-                .orElse(Map.of());
+        Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::joiners).orElse(Map.of());
 
         List<Step> pki = workstationPki();
         Map<String, Prepared> prepared = prepareHosts(pki, joiners);
@@ -137,7 +137,7 @@ public final class ConvergePlanner {
             steps.addAll(changes);
             last = List.of(changes.get(changes.size() - 1));
         }
-        steps.addAll(unfinishedStops());
+        steps.addAll(unfinishedStops(membership.map(MembershipChangePlanner::hostsStopped).orElse(Set.of())));
         if (version instanceof VersionChange.MinorUpgrade upgrade && !last.isEmpty()) {
             awaitClusterVersion(upgrade, last);
         }
@@ -300,14 +300,13 @@ public final class ConvergePlanner {
 
     /**
      * Stops an interrupted apply left undone on removed members' hosts (see {@link PendingStops}):
-     * only with the cluster's member list at hand, which proves the members gone.
+     * only with the cluster's member list at hand, which proves the members gone; not on hosts
+     * this plan's membership changes stop anyway ({@code stopping}).
      */
-    private List<Step> unfinishedStops() {
+    private List<Step> unfinishedStops(Set<String> stopping) {
         if (in.cluster().isEmpty()) {
             return List.of();
         }
-        java.util.Set<String> stopping = steps.stream().filter(s -> s.module().equals("service") && s.summary().startsWith("stop and disable"))
-                .flatMap(s -> s.host().stream()).collect(java.util.stream.Collectors.toSet());
         return RemovedHost.unfinished(in.pendingStops().pending(), in.desired().inventory().hosts().values(),
                         in.desired().members(), in.cluster().get().members(), stopping, in.layout().dataDir()).stream()
                 .map(u -> MembershipSteps.stopRemoved(u.member(), u.host(), List.of(), in.pendingStops(), in.timeouts().restart()))

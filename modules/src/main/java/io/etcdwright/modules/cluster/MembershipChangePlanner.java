@@ -27,10 +27,14 @@ import java.util.Optional;
 final class MembershipChangePlanner {
     private final ConvergePlanner.Inputs in;
     private final MembershipPlan plan;
+    private final Map<String, List<EtcdConfigFile.Peer>> joiners;
+    private final Map<String, RemovedHost> removed;
 
     private MembershipChangePlanner(ConvergePlanner.Inputs in, MembershipPlan plan) {
         this.in = in;
         this.plan = plan;
+        this.joiners = initialClusterOfEachJoiner(in, plan);
+        this.removed = removedHosts(in, plan);
     }
 
     /**
@@ -71,11 +75,28 @@ final class MembershipChangePlanner {
         return plan.warnings();
     }
 
+    /** Each joining member (by name) with the membership it starts with: see {@link #initialClusterOfEachJoiner}. */
+    Map<String, List<EtcdConfigFile.Peer>> joiners() {
+        return joiners;
+    }
+
+    /** The inventory hosts of removed members whose etcd a step of this plan stops and disables. */
+    java.util.Set<String> hostsStopped() {
+        java.util.Set<String> hosts = new java.util.LinkedHashSet<>();
+        removed.values().forEach(r -> {
+            if (r instanceof RemovedHost.LeftSpec left) {
+                hosts.add(left.host());
+            }
+        });
+        return hosts;
+    }
+
     /**
      * Each joiner starts with the membership as it will be at its turn: the members then in the
      * cluster (learners included) and itself. etcd checks that list against the cluster's own.
      */
-    Map<String, List<EtcdConfigFile.Peer>> initialClusterOfEachJoiner() {
+    private static Map<String, List<EtcdConfigFile.Peer>> initialClusterOfEachJoiner(ConvergePlanner.Inputs in,
+                                                                                     MembershipPlan plan) {
         Map<String, String> now = new LinkedHashMap<>();
         in.cluster().orElseThrow().members().stream().filter(m -> !m.name().isEmpty())
                 .forEach(m -> m.peerUrls().stream().findFirst().ifPresent(url -> now.put(m.name(), url)));
@@ -105,20 +126,12 @@ final class MembershipChangePlanner {
                 .ifPresent(url -> clientUrlOf.put(cm.name().isEmpty() ? cm.id() : cm.name(), url)));
         in.desired().members().forEach(m -> clientUrlOf.put(m.name(), Endpoints.clientUrl(m, in.layout())));
         Map<String, MembershipSteps.Joiner> joining = new LinkedHashMap<>();
-        for (String name : initialClusterOfEachJoiner().keySet()) {
+        for (String name : joiners.keySet()) {
             Member m = in.desired().members().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
             String host = m.host().name();
             joining.put(name, new MembershipSteps.Joiner(host, prepared.getOrDefault(host, List.of()),
                     oldData(m, in.facts().get(host))));
         }
-        Map<String, RemovedHost> removed = new LinkedHashMap<>();
-        plan.changes().forEach(change -> {
-            if (change instanceof MembershipPlan.Change.Remove r) {
-                String name = r.member().name().isEmpty() ? r.member().id() : r.member().name();
-                removed.put(name, RemovedHost.of(r.member(), in.desired().inventory().hosts().values(), in.desired().members(),
-                        in.layout().dataDir()));
-            }
-        });
         List<Step> steps = new ArrayList<>(MembershipSteps.steps(plan, before, joining, removed, in.pendingStops(), c.access(),
                 clientUrlOf, c.timeouts()));
         steps.add(Step.cluster("membership", "healthy-after-membership").kind(io.etcdwright.engine.plan.ChangeKind.ACTION)
@@ -127,6 +140,19 @@ final class MembershipChangePlanner {
                 .readyWhen(new ClusterConditions.AllHealthy(c.access(), c.clientUrls(), c.timeouts().ready()))
                 .does(ctx -> io.etcdwright.engine.plan.Outcome.OK));
         return steps;
+    }
+
+    /** Where each removed member (by name, or id while it has none) runs etcd. */
+    private static Map<String, RemovedHost> removedHosts(ConvergePlanner.Inputs in, MembershipPlan plan) {
+        Map<String, RemovedHost> removed = new LinkedHashMap<>();
+        plan.changes().forEach(change -> {
+            if (change instanceof MembershipPlan.Change.Remove r) {
+                String name = r.member().name().isEmpty() ? r.member().id() : r.member().name();
+                removed.put(name, RemovedHost.of(r.member(), in.desired().inventory().hosts().values(), in.desired().members(),
+                        in.layout().dataDir()));
+            }
+        });
+        return removed;
     }
 
     /**
