@@ -69,6 +69,20 @@ class OfflinePlanIT {
         assertFalse(convergedLive.path("changes").asBoolean(), convergedLive.toString());
         assertEquals(convergedLive, plan("plan", "-i", INV, "-f", f, "--facts", converged.toString(), "-o", "json"));
 
+        // The leader on no host of the inventory: only the leader's host asks for the whole
+        // cluster, so the hosts asked answer again on a second round, and the plan still sees the
+        // cluster and removes the member it no longer lists.
+        String leader = cluster.path("leader").asText();
+        Path withoutLeader = home.resolve("inventory/without-" + leader + ".yaml");
+        Files.writeString(withoutLeader, Files.readString(Path.of(INV))
+                .replaceAll("(?m)^ +" + leader + ":\\n +ansible_host: [0-9.]+\\n", ""));
+        assertFalse(Files.readString(withoutLeader).contains(leader + ":"), Files.readString(withoutLeader));
+        Path twoMembers = home.resolve("two.yaml");
+        Files.writeString(twoMembers, Files.readString(spec).replace("hosts: [h1, h2, h3]", "hosts: ["
+                + String.join(", ", java.util.stream.Stream.of("h1", "h2", "h3").filter(h -> !h.equals(leader)).toList()) + "]"));
+        JsonNode removal = plan("plan", "-i", withoutLeader.toString(), "-f", twoMembers.toString(), "-o", "json");
+        assertTrue(removal.path("steps").toString().contains("-remove-" + leader), removal.toString());
+
         // Drift: h2's etcd stopped. The facts say why h2 does not answer; both plans start it.
         Testbed.ssh(2, "systemctl stop etcd.service");
         Path drifted = record("drifted");
