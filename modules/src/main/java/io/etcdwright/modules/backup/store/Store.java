@@ -1,0 +1,45 @@
+package io.etcdwright.modules.backup.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Where backups are kept: a directory, a host over SFTP, or an S3 bucket. Keys are relative,
+ * '/'-separated object names under the store's root (its path, or its prefix in the bucket),
+ * like {@code 2026-11-24T20:15:03Z-000001/etcd.backup.gz}; a store never reads or writes
+ * outside that root.
+ *
+ * <p>Every write is all or nothing: a reader sees an object whole or not at all (a directory
+ * and SFTP write a temporary name and rename; S3 makes an object visible only when its upload
+ * completes). Large objects are streamed, never held in memory.
+ */
+public interface Store extends AutoCloseable {
+
+    /** For messages: {@code s3://bucket/prefix/}, {@code sftp://host/path/}, {@code /var/backups/etcd/}. */
+    String describe();
+
+    /** Writes {@code file}'s content as {@code key}, replacing what was there. */
+    void put(String key, Path file) throws IOException;
+
+    /** Writes a small object (a meta file, a spec) as {@code key}. */
+    void put(String key, byte[] content) throws IOException;
+
+    /** Reads {@code key}; the caller closes the stream. {@link java.nio.file.NoSuchFileException} when absent. */
+    InputStream open(String key) throws IOException;
+
+    /** Every object whose key starts with {@code prefix} ("" for all), sorted by key. */
+    List<StoredObject> list(String prefix) throws IOException;
+
+    /** Removes {@code key}; removing an absent key is no error. */
+    void delete(String key) throws IOException;
+
+    @Override
+    void close() throws IOException;
+
+    /** One object: its key relative to the store's root, its size in bytes, when it was written. */
+    record StoredObject(String key, long size, Instant lastModified) {
+    }
+}
