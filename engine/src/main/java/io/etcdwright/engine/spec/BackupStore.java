@@ -3,17 +3,24 @@ package io.etcdwright.engine.spec;
 import java.util.Objects;
 import java.util.Optional;
 
-/** Where backup snapshots are kept: one of three kinds, each with the fields it needs. */
+/** Where backups are kept: one of three kinds, each with the fields it needs, under a name. */
 public sealed interface BackupStore permits BackupStore.Directory, BackupStore.Sftp, BackupStore.S3 {
 
     String DEFAULT_PATH = "/var/backups/etcd";
 
+    /** How commands and the schedule refer to it: a DNS label. */
+    String name();
+
     /** The spelling of the kind in the desired state: {@code directory}, {@code sftp}, {@code s3}. */
     String type();
 
-    /** A directory on each member. */
-    record Directory(String path) implements BackupStore {
+    /**
+     * A directory on the machine that takes the backup: the workstation for {@code etcdwright
+     * backup}, each member for scheduled backups (mount shared storage there to gather them).
+     */
+    record Directory(String name, String path) implements BackupStore {
         public Directory {
+            Objects.requireNonNull(name, "name");
             Objects.requireNonNull(path, "path");
         }
 
@@ -24,8 +31,9 @@ public sealed interface BackupStore permits BackupStore.Directory, BackupStore.S
     }
 
     /** A directory on another inventory host, reached over SFTP. */
-    record Sftp(String host, String path) implements BackupStore {
+    record Sftp(String name, String host, String path) implements BackupStore {
         public Sftp {
+            Objects.requireNonNull(name, "name");
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(path, "path");
         }
@@ -37,13 +45,18 @@ public sealed interface BackupStore permits BackupStore.Directory, BackupStore.S
     }
 
     /**
-     * An S3 (or compatible) bucket.
+     * An S3 (or compatible) bucket. Credentials never live in the spec: the workstation uses
+     * the AWS SDK's default chain, scheduled backups a credentials file of their own.
      *
-     * @param prefix   key prefix; defaults to the cluster name and '/'
-     * @param endpoint for S3-compatible stores; empty: AWS
+     * @param prefix    key prefix; defaults to the cluster name and '/'
+     * @param endpoint  for S3-compatible stores; empty: AWS
+     * @param region    empty: the SDK's default (us-east-1 for an endpoint)
+     * @param pathStyle bucket in the path rather than in the host name (needed for IP endpoints)
      */
-    record S3(String bucket, String prefix, Optional<String> endpoint, Optional<String> region) implements BackupStore {
+    record S3(String name, String bucket, String prefix, Optional<String> endpoint, Optional<String> region,
+              boolean pathStyle) implements BackupStore {
         public S3 {
+            Objects.requireNonNull(name, "name");
             Objects.requireNonNull(bucket, "bucket");
             Objects.requireNonNull(prefix, "prefix");
             Objects.requireNonNull(endpoint, "endpoint");

@@ -15,6 +15,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.etcdwright.engine.source.Listing;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -251,14 +253,36 @@ final class ClusterSpecChecks {
             return;
         }
         BackupPolicy backup = spec.backup().get();
-        FieldPath store = FieldPath.of("backup", "store");
-        FieldPath path = store.key("path");
-        String directoryPath = backup.store() instanceof BackupStore.Directory directory ? directory.path()
-                : backup.store() instanceof BackupStore.Sftp sftp ? sftp.path() : null;
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < backup.stores().size(); i++) {
+            FieldPath at = FieldPath.of("backup", "stores").index(i);
+            BackupStore store = backup.stores().get(i);
+            if (!reported(at.key("name")) && !names.add(store.name())) {
+                problems.error(document, at.key("name"), "another store is named '" + store.name()
+                        + "' already; give each store a name of its own");
+            }
+            checkStore(at, store);
+        }
+        FieldPath recipients = FieldPath.of("backup", "encryption", "recipients");
+        backup.encryption().ifPresent(encryption -> {
+            for (int i = 0; i < encryption.recipients().size(); i++) {
+                checkReadableFile(recipients.index(i), Optional.of(encryption.recipients().get(i)),
+                        "backup recipient's certificate or public key");
+            }
+        });
+        backup.schedule().ifPresent(schedule -> checkSchedule(backup, schedule));
+    }
+
+    private void checkStore(FieldPath at, BackupStore store) {
+        FieldPath path = at.key("path");
+        String directoryPath = store instanceof BackupStore.Directory directory ? directory.path()
+                : store instanceof BackupStore.Sftp sftp ? sftp.path() : null;
         if (directoryPath != null && !reported(path)) {
             Optional<String> problem = HostPaths.problem(directoryPath, BackupStore.DEFAULT_PATH);
             problem.ifPresent(message -> problems.error(document, path, message));
-            if (problem.isEmpty() && backup.store() instanceof BackupStore.Directory && !reported(FieldPath.of("etcd", "dataDir"))) {
+            if (problem.isEmpty() && !reported(FieldPath.of("etcd", "dataDir"))) {
+                // A directory store is on the members for scheduled backups, an SFTP one may be
+                // on a member's host too: either way, inside the data directory it dies with it.
                 Path backups = Path.of(directoryPath);
                 Path dataDir = Path.of(spec.etcd().dataDir());
                 if (backups.startsWith(dataDir) || dataDir.startsWith(backups)) {
@@ -267,17 +291,44 @@ final class ClusterSpecChecks {
                 }
             }
         }
-        if (backup.store() instanceof BackupStore.Sftp sftp && !reported(store.key("host"))) {
-            Addresses.problem(sftp.host()).ifPresent(problem -> problems.error(document, store.key("host"),
+        if (store instanceof BackupStore.Sftp sftp && !reported(at.key("host"))) {
+            Addresses.problem(sftp.host()).ifPresent(problem -> problems.error(document, at.key("host"),
                     "names an inventory host, so it " + problem));
         }
-        if (backup.store() instanceof BackupStore.S3 s3 && s3.endpoint().isPresent() && !reported(store.key("endpoint"))) {
+        if (store instanceof BackupStore.S3 s3 && s3.endpoint().isPresent() && !reported(at.key("endpoint"))) {
             UrlTemplates.problem(s3.endpoint().get(), WEB, Set.of())
-                    .ifPresent(problem -> problems.error(document, store.key("endpoint"), problem));
+                    .ifPresent(problem -> problems.error(document, at.key("endpoint"), problem));
         }
-        FieldPath keyFile = FieldPath.of("backup", "encryption", "keyFile");
-        backup.encryption().ifPresent(encryption -> checkReadableFile(keyFile, Optional.of(encryption.keyFile()),
-                "backup encryption key"));
+    }
+
+    private void checkSchedule(BackupPolicy backup, BackupPolicy.Schedule schedule) {
+        FieldPath at = FieldPath.of("backup", "schedule");
+        Optional<BackupStore> store = backup.store(schedule.store());
+        if (store.isEmpty()) {
+            if (!reported(at.key("store"))) {
+                problems.error(document, at.key("store"), "no store is named '" + schedule.store() + "' (stores: "
+                        + Listing.of(backup.stores().stream().map(BackupStore::name).toList()) + ")");
+            }
+            return;
+        }
+        FieldPath credentials = at.key("credentialsFile");
+        if (store.get() instanceof BackupStore.Directory) {
+            if (schedule.credentialsFile().isPresent() && !reported(credentials)) {
+                problems.error(document, credentials, "a directory store needs no credentials; remove credentialsFile");
+            }
+            return;
+        }
+        if (schedule.credentialsFile().isEmpty()) {
+            if (!reported(at)) {
+                problems.error(document, at, "scheduled backups to the " + store.get().type() + " store '"
+                        + store.get().name() + "' need credentialsFile: "
+                        + (store.get() instanceof BackupStore.S3
+                        ? "an environment file with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for the hosts (write-only credentials are best)"
+                        : "an SSH private key the members log in to the store's host with"));
+            }
+            return;
+        }
+        checkReadableFile(credentials, schedule.credentialsFile(), "credentials file for scheduled backups");
     }
 
     private boolean reported(FieldPath path) {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import java.util.OptionalInt;
 
 /**
@@ -106,25 +107,46 @@ final class ClusterSpecReader {
         if (!node(backup).isObject()) {
             return Optional.empty();
         }
+        List<BackupStore> stores = new ArrayList<>();
+        JsonNode written = node(backup.key("stores"));
+        for (int i = 0; written.isArray() && i < written.size(); i++) {
+            stores.add(store(backup.key("stores").index(i), clusterName));
+        }
+        if (stores.isEmpty()) {
+            return Optional.empty();
+        }
         FieldPath retention = backup.key("retention");
-        Optional<BackupPolicy.Encryption> encryption = path(backup.key("encryption").key("keyFile")).map(BackupPolicy.Encryption::new);
-        return Optional.of(new BackupPolicy(
-                store(backup.key("store"), clusterName),
-                integer(backup.key("intervalMinutes")).orElse(BackupPolicy.DEFAULT_INTERVAL_MINUTES),
-                new BackupPolicy.Retention(
-                        integer(retention.key("keepLast")).orElse(BackupPolicy.Retention.DEFAULT_KEEP_LAST),
-                        integer(retention.key("keepDays")).orElse(BackupPolicy.Retention.DEFAULT_KEEP_DAYS)),
-                encryption));
+        FieldPath recipients = backup.key("encryption").key("recipients");
+        Optional<BackupPolicy.Encryption> encryption = node(recipients).isArray()
+                ? Optional.of(new BackupPolicy.Encryption(IntStream.range(0, node(recipients).size())
+                        .mapToObj(i -> path(recipients.index(i))).flatMap(Optional::stream).toList()))
+                : Optional.empty();
+        FieldPath schedule = backup.key("schedule");
+        Optional<BackupPolicy.Schedule> scheduled = node(schedule).isObject()
+                ? Optional.of(new BackupPolicy.Schedule(
+                        integer(schedule.key("intervalMinutes")).orElse(BackupPolicy.Schedule.DEFAULT_INTERVAL_MINUTES),
+                        text(schedule.key("store")).orElse(stores.get(0).name()),
+                        path(schedule.key("credentialsFile"))))
+                : Optional.empty();
+        return Optional.of(new BackupPolicy(stores, encryption, scheduled, new BackupPolicy.Retention(
+                integer(retention.key("keepAllForHours")).orElse(BackupPolicy.Retention.DEFAULT_KEEP_ALL_FOR_HOURS),
+                integer(retention.key("hourlyForDays")).orElse(BackupPolicy.Retention.DEFAULT_HOURLY_FOR_DAYS),
+                integer(retention.key("dailyForDays")).orElse(BackupPolicy.Retention.DEFAULT_DAILY_FOR_DAYS))));
     }
 
     private BackupStore store(FieldPath store, String clusterName) {
+        String name = text(store.key("name")).orElse("");
         String path = text(store.key("path")).orElse(BackupStore.DEFAULT_PATH);
         return switch (text(store.key("type")).orElse("directory")) {
-            case "sftp" -> new BackupStore.Sftp(text(store.key("host")).orElse(""), path);
-            case "s3" -> new BackupStore.S3(text(store.key("bucket")).orElse(""),
-                    text(store.key("prefix")).orElse(clusterName + "/"),
-                    text(store.key("endpoint")), text(store.key("region")));
-            default -> new BackupStore.Directory(path);
+            case "sftp" -> new BackupStore.Sftp(name, text(store.key("host")).orElse(""), path);
+            case "s3" -> {
+                Optional<String> endpoint = text(store.key("endpoint"));
+                JsonNode pathStyle = node(store.key("pathStyle"));
+                yield new BackupStore.S3(name, text(store.key("bucket")).orElse(""),
+                        text(store.key("prefix")).orElse(clusterName + "/"), endpoint, text(store.key("region")),
+                        pathStyle.isBoolean() ? pathStyle.booleanValue() : endpoint.isPresent());
+            }
+            default -> new BackupStore.Directory(name, path);
         };
     }
 

@@ -154,11 +154,17 @@ final class MemberSelection {
     }
 
     private void checkBackupHost() {
-        FieldPath host = FieldPath.of("backup", "store", "host");
-        if (spec.backup().isPresent() && spec.backup().get().store() instanceof BackupStore.Sftp sftp
-                && !problems.hasErrorAround(document.file(), host) && inventory.host(sftp.host()).isEmpty()) {
-            problems.error(document, host, "host '" + sftp.host() + "' is not in " + inventory.file()
-                    + " (hosts: " + Listing.of(inventory.hosts().keySet()) + ")");
+        if (spec.backup().isEmpty()) {
+            return;
+        }
+        List<BackupStore> stores = spec.backup().get().stores();
+        for (int i = 0; i < stores.size(); i++) {
+            FieldPath host = FieldPath.of("backup", "stores").index(i).key("host");
+            if (stores.get(i) instanceof BackupStore.Sftp sftp
+                    && !problems.hasErrorAround(document.file(), host) && inventory.host(sftp.host()).isEmpty()) {
+                problems.error(document, host, "host '" + sftp.host() + "' is not in " + inventory.file()
+                        + " (hosts: " + Listing.of(inventory.hosts().keySet()) + ")");
+            }
         }
     }
 }

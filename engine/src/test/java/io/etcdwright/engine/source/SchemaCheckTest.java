@@ -137,18 +137,21 @@ class SchemaCheckTest {
     @Test
     void backupStoreFieldsDependOnItsType() {
         assertEquals(List.of(
-                        "examples/bad.yaml:6:3: error: backup.store.bucket: store type s3 needs a bucket",
-                        "examples/bad.yaml:8:5: error: backup.store.path: does not apply to store type s3 (it takes bucket, prefix, endpoint, region)"),
+                        "examples/bad.yaml:7:7: error: backup.stores[0].bucket: store type s3 needs a bucket",
+                        "examples/bad.yaml:9:7: error: backup.stores[0].path: does not apply to store type s3 (it takes bucket, prefix, endpoint, region, pathStyle)"),
                 cluster(VALID_HEAD + """
                         backup:
-                          store:
-                            type: s3
-                            path: /var/backups/etcd
+                          stores:
+                            - name: offsite
+                              type: s3
+                              path: /var/backups/etcd
                         """));
-        assertEquals(List.of("examples/bad.yaml:6:3: error: backup.store.host: store type sftp needs the inventory host to copy snapshots to"),
-                cluster(VALID_HEAD + "backup:\n  store:\n    type: sftp\n"));
-        assertEquals(List.of("examples/bad.yaml:8:5: error: backup.store.bucket: does not apply to store type directory (it takes path only)"),
-                cluster(VALID_HEAD + "backup:\n  store:\n    path: /b\n    bucket: xyz\n"));
+        assertEquals(List.of("examples/bad.yaml:7:7: error: backup.stores[0].host: store type sftp needs the inventory host to copy backups to"),
+                cluster(VALID_HEAD + "backup:\n  stores:\n    - name: v\n      type: sftp\n"));
+        assertEquals(List.of("examples/bad.yaml:10:7: error: backup.stores[0].bucket: does not apply to store type directory (it takes path only)"),
+                cluster(VALID_HEAD + "backup:\n  stores:\n    - name: l\n      type: directory\n      path: /b\n      bucket: xyz\n"));
+        assertEquals(List.of("examples/bad.yaml:5:1: error: backup.stores: needs stores: where backups go, like [{name: local, type: directory, path: /var/backups/etcd}]"),
+                cluster(VALID_HEAD + "backup:\n  retention: {hourlyForDays: 3}\n"));
     }
 
     @Test

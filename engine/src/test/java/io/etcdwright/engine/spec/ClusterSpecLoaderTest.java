@@ -48,8 +48,8 @@ class ClusterSpecLoaderTest {
         ClusterSpec spec = ClusterSpecLoader.load(Fixtures.resource("specs/three-nodes.yaml"));
         assertEquals(OptionalInt.of(2381), spec.etcd().ports().metrics());
         assertEquals(Map.of("heartbeat-interval", 100, "election-timeout", 1000), spec.etcd().settings());
-        assertEquals(new BackupPolicy(new BackupStore.Directory("/var/backups/etcd"), 60, BackupPolicy.Retention.defaults(),
-                Optional.empty()), spec.backup().orElseThrow());
+        assertEquals(new BackupPolicy(List.of(new BackupStore.Directory("local", "/var/backups/etcd")), Optional.empty(),
+                Optional.empty(), BackupPolicy.Retention.defaults()), spec.backup().orElseThrow());
     }
 
     @Test
@@ -88,22 +88,29 @@ class ClusterSpecLoaderTest {
     void pathsAreRelativeToTheSpecFile() {
         Fixtures.write(dir, "specs/ca/my-ca.crt", "cert");
         Fixtures.write(dir, "specs/ca/my-ca.key", "key");
-        Fixtures.write(dir, "specs/backup.key", "key");
+        Fixtures.write(dir, "specs/backup.crt", "cert");
+        Fixtures.write(dir, "keys/second.pem", "public key");
+        Fixtures.write(dir, "specs/s3.env", "AWS_ACCESS_KEY_ID=x");
         ClusterSpec spec = load(MINIMAL + """
                 tls:
                   pki:
                     dir: ../pki
                     ca: {cert: ca/my-ca.crt, key: ca/my-ca.key}
                 backup:
+                  stores: [{name: offsite, type: s3, bucket: b1x}]
                   encryption:
-                    keyFile: backup.key
+                    recipients: [backup.crt, ../keys/second.pem]
+                  schedule:
+                    credentialsFile: s3.env
                 """);
         Pki pki = spec.tls().pki();
         assertEquals(Optional.of(dir.resolve("pki")), pki.dir());
         assertEquals(Optional.of(dir.resolve("specs/ca/my-ca.crt")), pki.caCert());
         assertEquals(Optional.of(dir.resolve("specs/ca/my-ca.key")), pki.caKey());
         assertTrue(pki.bringsOwnCa());
-        assertEquals(dir.resolve("specs/backup.key"), spec.backup().orElseThrow().encryption().orElseThrow().keyFile());
+        assertEquals(List.of(dir.resolve("specs/backup.crt"), dir.resolve("keys/second.pem")),
+                spec.backup().orElseThrow().encryption().orElseThrow().recipients());
+        assertEquals(Optional.of(dir.resolve("specs/s3.env")), spec.backup().orElseThrow().schedule().orElseThrow().credentialsFile());
     }
 
     @Test
@@ -114,14 +121,25 @@ class ClusterSpecLoaderTest {
 
     @Test
     void backupStoresGetTheirDefaults() {
-        ClusterSpec s3 = load(MINIMAL + "backup:\n  store: {type: s3, bucket: etcd-backups}\n");
-        assertEquals(new BackupStore.S3("etcd-backups", "demo/", Optional.empty(), Optional.empty()),
-                s3.backup().orElseThrow().store());
-        ClusterSpec sftp = load(MINIMAL + "backup:\n  store: {type: sftp, host: backup1}\n  intervalMinutes: 0\n");
-        assertEquals(new BackupStore.Sftp("backup1", "/var/backups/etcd"), sftp.backup().orElseThrow().store());
-        assertEquals(0, sftp.backup().orElseThrow().intervalMinutes());
-        BackupPolicy directory = load(MINIMAL + "backup:\n  retention: {keepLast: 3}\n").backup().orElseThrow();
-        assertInstanceOf(BackupStore.Directory.class, directory.store());
-        assertEquals(new BackupPolicy.Retention(3, 7), directory.retention());
+        BackupPolicy s3 = load(MINIMAL + "backup:\n  stores: [{name: offsite, type: s3, bucket: etcd-backups}]\n").backup().orElseThrow();
+        assertEquals(List.of(new BackupStore.S3("offsite", "etcd-backups", "demo/", Optional.empty(), Optional.empty(), false)),
+                s3.stores());
+        assertEquals(Optional.empty(), s3.schedule());
+        assertEquals(BackupPolicy.Retention.defaults(), s3.retention());
+        BackupStore compatible = load(MINIMAL + "backup:\n  stores: [{name: lab, type: s3, bucket: b1x, endpoint: 'http://10.0.0.1:9000'}]\n")
+                .backup().orElseThrow().defaultStore();
+        assertEquals(new BackupStore.S3("lab", "b1x", "demo/", Optional.of("http://10.0.0.1:9000"), Optional.empty(), true), compatible);
+        BackupPolicy two = load(MINIMAL + """
+                backup:
+                  stores:
+                    - {name: vault, type: sftp, host: backup1}
+                    - {name: local, type: directory}
+                  schedule: {store: local}
+                  retention: {hourlyForDays: 3}
+                """).backup().orElseThrow();
+        assertEquals(new BackupStore.Sftp("vault", "backup1", "/var/backups/etcd"), two.defaultStore());
+        assertEquals(new BackupPolicy.Schedule(15, "local", Optional.empty()), two.schedule().orElseThrow());
+        assertEquals(Optional.of(new BackupStore.Directory("local", "/var/backups/etcd")), two.scheduledStore());
+        assertEquals(new BackupPolicy.Retention(1, 3, 730), two.retention());
     }
 }

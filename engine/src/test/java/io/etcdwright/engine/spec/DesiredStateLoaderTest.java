@@ -294,15 +294,15 @@ class DesiredStateLoaderTest {
 
     @Test
     void backupsInsideTheDataDir() {
-        assertEquals(List.of("demo.yaml:7:11: error: backup.store.path: backups in /var/lib/etcd/backups would share the data"
+        assertEquals(List.of("demo.yaml:9:13: error: backup.stores[0].path: backups in /var/lib/etcd/backups would share the data"
                         + " directory /var/lib/etcd and be lost with it; use a directory of their own, like /var/backups/etcd"),
-                problems(SPEC + "backup:\n  store:\n    path: /var/lib/etcd/backups\n"));
+                problems(SPEC + "backup:\n  stores:\n    - name: l\n      type: directory\n      path: /var/lib/etcd/backups\n"));
     }
 
     @Test
     void anSftpBackupHostNotInTheInventory() {
-        assertEquals(List.of("demo.yaml:7:11: error: backup.store.host: host 'backup1' is not in hosts.yaml (hosts: h1, h2, h3, w1)"),
-                problems(SPEC + "backup:\n  store:\n    host: backup1\n    type: sftp\n"));
+        assertEquals(List.of("demo.yaml:8:13: error: backup.stores[0].host: host 'backup1' is not in hosts.yaml (hosts: h1, h2, h3, w1)"),
+                problems(SPEC + "backup:\n  stores:\n    - name: v\n      host: backup1\n      type: sftp\n"));
     }
 
     @Test

@@ -135,9 +135,9 @@ class ValidationByKindTest {
 
     @Test
     void aBackupKeyFileMustExist() {
-        assertEquals(List.of("demo.yaml:7:14: error: backup.encryption.keyFile: backup encryption key \"backup.key\" does not exist"
-                        + " (looked for backup.key)"),
-                specProblems(SPEC + "backup:\n  encryption:\n    keyFile: backup.key\n"));
+        assertEquals(List.of("demo.yaml:8:18: error: backup.encryption.recipients[0]: backup recipient's certificate or public key \"backup.crt\" does not exist"
+                        + " (looked for backup.crt)"),
+                specProblems(SPEC + "backup:\n  stores: [{name: l, type: directory}]\n  encryption:\n    recipients: [backup.crt]\n"));
     }
 
     @Test
@@ -149,9 +149,9 @@ class ValidationByKindTest {
         assertEquals(List.of("demo.yaml:5:12: error: etcd.dataDir: " + DIR_RULE + "\"/etc/ssh\": nothing of etcdwright's may live under the"
                 + " system tree /etc (it is the host's configuration, etcdwright's own /etc/etcd/pki among it)"),
                 specProblems(SPEC + "  dataDir: /etc/ssh\n"));
-        assertEquals(List.of("demo.yaml:8:11: error: backup.store.path: must be an absolute, normalized path of a directory of its"
+        assertEquals(List.of("demo.yaml:9:13: error: backup.stores[0].path: must be an absolute, normalized path of a directory of its"
                 + " own, like /var/backups/etcd; got \"/var\": /var is a system directory, and destroy empties this directory"),
-                specProblems(SPEC + "backup:\n  store:\n    type: directory\n    path: /var\n"));
+                specProblems(SPEC + "backup:\n  stores:\n    - name: l\n      type: directory\n      path: /var\n"));
     }
 
     @Test
@@ -227,8 +227,8 @@ class ValidationByKindTest {
                 + " \"etcd\\n\""), specProblems(SPEC + "members:\n  group: \"etcd\\n\"\n"));
         assertEquals(List.of("demo.yaml:6:19: error: etcd.settings.log-outputs[0]: contains a control character (\"\\u001b\" at"
                 + " position 1); got \"\\u001b[2Jstderr\""), specProblems(SPEC + "  settings:\n    log-outputs: [\"\\e[2Jstderr\"]\n"));
-        assertEquals(List.of("demo.yaml:9:13: error: backup.store.prefix: contains a control character (\"\\u0000\" at position 5);"
-                + " got \"demo\\u0000/\""), specProblems(SPEC + "backup:\n  store:\n    type: s3\n    bucket: b1x\n    prefix: \"demo\\0/\"\n"));
+        assertEquals(List.of("demo.yaml:8:18: error: backup.encryption.recipients[0]: contains a control character (\"\\u001b\" at position 5);"
+                + " got \"keys\\u001b.crt\""), specProblems(SPEC + "backup:\n  stores: [{name: s, type: s3, bucket: b1x}]\n  encryption:\n    recipients: [\"keys\\e.crt\"]\n"));
     }
 
     @Test
