@@ -66,7 +66,7 @@ public final class PrivateKeys {
     }
 
     private static PrivateKey decrypt(Object encrypted, char[] passphrase, String source) {
-        JcaPEMKeyConverter converter = new JcaPEMKeyConverter().setProvider(Providers.BC);
+        JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
         try {
             if (encrypted instanceof PKCS8EncryptedPrivateKeyInfo info) {
                 return converter.getPrivateKey(info.decryptPrivateKeyInfo(
