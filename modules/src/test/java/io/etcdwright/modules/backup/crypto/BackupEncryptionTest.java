@@ -175,6 +175,18 @@ class BackupEncryptionTest {
     }
 
     @Test
+    void aWrongRsaKeyIsRefusedOnAnOpenSslPkcs1Backup() throws Exception {
+        // openssl wraps to RSA with PKCS#1 v1.5 by default; a wrong key must not pass as "damaged".
+        Path input = Files.write(dir.resolve("plain"), random(10_000));
+        Path encrypted = dir.resolve("pkcs1.p7m");
+        Openssl.run("cms", "-encrypt", "-aes-256-gcm", "-binary", "-outform", "DER",
+                "-in", input.toString(), "-out", encrypted.toString(), rsa.certificate().toString());
+        KeyFiles wrong = Openssl.rsaKeyPair(dir, "wrong");
+        IOException e = assertThrows(IOException.class, () -> decrypt(Files.readAllBytes(encrypted), wrong, false));
+        assertTrue(e.getMessage().startsWith("the given private key cannot open this backup"), e.getMessage());
+    }
+
+    @Test
     void etcdwrightDecryptsOpenSslKeyIdRecipients() throws Exception {
         byte[] plain = random(10_000);
         Path input = Files.write(dir.resolve("plain"), plain);
