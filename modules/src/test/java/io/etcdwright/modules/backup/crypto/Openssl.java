@@ -12,7 +12,7 @@ import java.util.List;
  * The real /usr/bin/openssl, run with argument lists. Missing openssl fails the test (the
  * IOException from ProcessBuilder): interop with it is the point, so it is never skipped.
  */
-final class Openssl {
+public final class Openssl {
     static final String BINARY = "/usr/bin/openssl";
 
     private Openssl() {
@@ -36,7 +36,7 @@ final class Openssl {
     }
 
     /** A self-signed EC P-256 certificate and its unencrypted PKCS#8 key, as the docs make them. */
-    static KeyFiles ecKeyPair(Path dir, String name) throws IOException, InterruptedException {
+    public static KeyFiles ecKeyPair(Path dir, String name) throws IOException, InterruptedException {
         return keyPair(dir, name, "ec", "ec_paramgen_curve:P-256");
     }
 
@@ -59,6 +59,6 @@ final class Openssl {
     record Result(int exitCode, String output) {
     }
 
-    record KeyFiles(Path key, Path certificate, Path publicKey) {
+    public record KeyFiles(Path key, Path certificate, Path publicKey) {
     }
 }

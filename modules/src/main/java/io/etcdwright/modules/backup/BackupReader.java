@@ -1,0 +1,121 @@
+package io.etcdwright.modules.backup;
+
+import io.etcdwright.modules.backup.crypto.BackupEncryption;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.PrivateKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongConsumer;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Brings a backup from its store back to a snapshot file on the workstation and proves it: the
+ * data file is streamed, decrypted when it is encrypted, gunzipped, its sha256 trailer checked,
+ * the database opened, and all of it compared with what the backup's meta says. Nothing that
+ * fails any check is ever handed to a restore; the file is removed then.
+ */
+public final class BackupReader {
+
+    /** A snapshot that passed every check, and what it holds. */
+    public record Fetched(Path snapshot, BackupCatalog.Backup backup, String dbSha256, BoltSnapshot.Status status,
+                          Optional<String> etcdVersion) {
+    }
+
+    private BackupReader() {
+    }
+
+    /**
+     * @param key the private key of one recipient, for an encrypted backup
+     * @throws IOException naming the check that failed: a backup that is damaged, cut short,
+     *                     encrypted to someone else, or does not hold what its meta says
+     */
+    public static Fetched fetch(BackupCatalog catalog, BackupCatalog.Backup backup, Optional<PrivateKey> key, Path snapshot,
+                                LongConsumer progress) throws IOException {
+        if (backup.encrypted() && key.isEmpty()) {
+            throw new IOException("backup " + backup.name() + " is encrypted: give the private key of one of its recipients"
+                    + " with --key FILE (it stays on this workstation)");
+        }
+        String what = "backup " + backup.name() + " in " + catalog.store().describe();
+        BackupCatalog.Meta meta = catalog.readMeta(backup.name());
+        Files.deleteIfExists(snapshot);
+        Files.createFile(snapshot, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try {
+            TrailerCheck check;
+            try (InputStream stored = new Counting(catalog.store().open(backup.dataKey()), progress);
+                 InputStream plain = backup.encrypted() ? BackupEncryption.decrypting(stored, key.get(), null) : stored;
+                 InputStream gunzipped = new GZIPInputStream(plain, 1 << 16);
+                 OutputStream file = new BufferedOutputStream(Files.newOutputStream(snapshot), 1 << 16)) {
+                check = new TrailerCheck(file);
+                gunzipped.transferTo(check);
+                check.flush();
+            } catch (java.util.zip.ZipException e) {
+                throw new IOException(what + " is not a whole gzip stream: " + e.getMessage() + "; it is damaged", e);
+            }
+            String sha256;
+            try {
+                sha256 = check.verify();
+            } catch (IOException e) {
+                throw new IOException(what + ": " + e.getMessage(), e);
+            }
+            BoltSnapshot.Status status = BoltSnapshot.status(snapshot);
+            List<String> mismatches = new ArrayList<>();
+            meta.etcdwright().ifPresent(ours -> {
+                if (!ours.dbSha256().equals(sha256)) {
+                    mismatches.add("sha256 " + sha256 + " where its meta says " + ours.dbSha256());
+                }
+                if (ours.revision() != status.revision()) {
+                    mismatches.add("revision " + status.revision() + " where its meta says " + ours.revision());
+                }
+                if (ours.keyCount() != status.totalKeys()) {
+                    mismatches.add(status.totalKeys() + " keys where its meta says " + ours.keyCount());
+                }
+            });
+            if (!mismatches.isEmpty()) {
+                throw new IOException(what + " does not hold what its meta says: " + String.join("; ", mismatches));
+            }
+            Optional<String> version = Optional.of(meta.etcdManager().etcdVersion()).filter(v -> !v.isEmpty());
+            return new Fetched(snapshot, backup, sha256, status, version);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(snapshot);
+            throw e;
+        }
+    }
+
+    /** Counts bytes read from the store for a progress display. */
+    private static final class Counting extends java.io.FilterInputStream {
+        private final LongConsumer progress;
+        private long count;
+
+        Counting(InputStream in, LongConsumer progress) {
+            super(in);
+            this.progress = progress;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, len);
+            if (n > 0) {
+                count += n;
+                progress.accept(count);
+            }
+            return n;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) {
+                progress.accept(++count);
+            }
+            return b;
+        }
+    }
+}
