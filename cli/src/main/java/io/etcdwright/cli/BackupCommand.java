@@ -1,0 +1,152 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.spec.BackupPolicy;
+import io.etcdwright.engine.spec.BackupStore;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.modules.backup.BackupCatalog;
+import io.etcdwright.modules.backup.BackupWriter;
+import io.etcdwright.modules.backup.SnapshotDownload;
+import io.etcdwright.modules.backup.crypto.Recipients;
+import io.etcdwright.modules.backup.store.Store;
+import io.etcdwright.modules.cluster.Endpoints;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.membership.MemberStatus;
+import io.etcdwright.modules.pki.ClusterPki;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+@Command(name = "backup", description = {"Take a backup now: a snapshot from the leader, verified, compressed, encrypted when the spec",
+        "names recipients, and written to a store in etcd-manager's layout."})
+final class BackupCommand implements Callable<Integer> {
+    @Mixin
+    InputOptions input;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Option(names = "--store", paramLabel = "NAME", description = "The store to write to (default: the spec's first).")
+    String store;
+
+    @Option(names = "--timeout", defaultValue = "30", paramLabel = "SECONDS",
+            description = "How long a member may stay silent (connecting, or between parts of the snapshot).")
+    int timeoutSeconds;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
+    OutputFormat output;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        ConnectionOptions.positive("--timeout", timeoutSeconds);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        BackupPolicy policy = BackupStores.policy(desired);
+        BackupStore target = BackupStores.chosen(desired, Optional.ofNullable(store));
+        // Recipients are read before anything is contacted: a wrong file is an input error.
+        Optional<Recipients> recipients = policy.encryption().map(e -> Recipients.load(e.recipients()));
+        ClusterPki pki = Pkis.of(desired);
+        Health.Access access = Endpoints.healthAccess(pki);
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        String cluster = desired.spec().name();
+
+        ClusterStatus status;
+        try (EtcdAdminClient client = EtcdAdminClient.connect(Endpoints.clientUrls(desired.members(), Layouts.of(desired)),
+                access.caCert(), access.clientCert(), access.clientKey(), timeout)) {
+            status = client.status();
+        }
+        MemberStatus source = sourceMember(status, cluster);
+        if (!source.leader()) {
+            err.println("warning: no healthy leader answered; taking the snapshot from " + source.name()
+                    + ", which may lag the newest writes");
+        }
+        Path work = workDir(cluster);
+        Path snapshot = work.resolve("snapshot-" + ProcessHandle.current().pid() + ".db");
+        Instant takenAt = Instant.now();
+        long started = System.nanoTime();
+        try (Store opened = BackupStores.open(target, desired, connection)) {
+            TransferProgress progress = new TransferProgress(err, "snapshot from " + source.name());
+            SnapshotDownload.Saved saved = SnapshotDownload.take(access, source.clientUrls().get(0), snapshot, timeout, progress);
+            progress.done();
+            BackupWriter.Written written = BackupWriter.write(new BackupCatalog(opened), snapshot, saved.sha256(),
+                    new BackupWriter.Source(cluster, source.version().orElse(desired.spec().etcd().version()),
+                            (int) status.members().stream().filter(m -> !m.learner()).count(), source.name(), recipients),
+                    takenAt, work);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            report(written, source, took, out);
+            return Main.OK;
+        } finally {
+            Files.deleteIfExists(snapshot);
+        }
+    }
+
+    private void report(BackupWriter.Written written, MemberStatus source, Duration took, PrintWriter out) {
+        double seconds = Math.max(0.001, took.toNanos() / 1e9);
+        if (output == OutputFormat.json) {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("format", "etcdwright-backup-result/1");
+            json.put("name", written.name().toString());
+            json.put("store", written.store());
+            json.put("taken_from", source.name());
+            json.put("revision", written.status().revision());
+            json.put("keys", written.status().totalKeys());
+            json.put("db_size", written.dbSize());
+            json.put("stored_size", written.objectSize());
+            json.put("encrypted", written.encrypted());
+            json.put("seconds", Math.round(seconds * 1000) / 1000.0);
+            out.println(Json.write(json));
+            return;
+        }
+        out.printf(Locale.ROOT, "backup %s written to %s%n", written.name(), written.store());
+        out.printf(Locale.ROOT, "  from %s: revision %d, %d keys, db %s, stored %s%s%n", source.name(),
+                written.status().revision(), written.status().totalKeys(), TransferProgress.size(written.dbSize()),
+                TransferProgress.size(written.objectSize()), written.encrypted() ? " (encrypted)" : "");
+        out.printf(Locale.ROOT, "  took %.1f s (%s/s of snapshot)%n", seconds,
+                TransferProgress.size((long) (written.dbSize() / seconds)));
+    }
+
+    /** The leader when it is healthy, else any healthy voter: etcd's docs take snapshots from the leader. */
+    static MemberStatus sourceMember(ClusterStatus status, String cluster) {
+        List<MemberStatus> candidates = status.members().stream().filter(MemberStatus::healthy)
+                .filter(m -> !m.learner()).filter(m -> !m.clientUrls().isEmpty()).toList();
+        return candidates.stream().filter(MemberStatus::leader).findFirst()
+                .or(() -> candidates.stream().findFirst())
+                .orElseThrow(() -> new BackupStores.UsageProblem("no healthy member of cluster " + cluster
+                        + " answered, so there is nothing to take a snapshot from; see 'etcdwright status'"));
+    }
+
+    /** Root-only scratch space for the snapshot on its way to the store. */
+    static Path workDir(String cluster) {
+        Path dir = EtcdwrightHome.dir().resolve("clusters").resolve(cluster).resolve("backup-work");
+        try {
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare " + dir + " for the snapshot: " + e.getMessage(), e);
+        }
+        return dir;
+    }
+}
