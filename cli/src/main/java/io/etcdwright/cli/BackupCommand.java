@@ -5,16 +5,16 @@ import io.etcdwright.engine.spec.BackupPolicy;
 import io.etcdwright.engine.spec.BackupStore;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.modules.backup.BackgroundEncoder;
 import io.etcdwright.modules.backup.BackupCatalog;
 import io.etcdwright.modules.backup.BackupWriter;
 import io.etcdwright.modules.backup.SnapshotDownload;
+import io.etcdwright.modules.backup.SnapshotMember;
+import io.etcdwright.modules.membership.TlsMaterial;
 import io.etcdwright.modules.backup.crypto.Recipients;
 import io.etcdwright.modules.backup.store.Store;
 import io.etcdwright.modules.cluster.Endpoints;
-import io.etcdwright.modules.membership.ClusterStatus;
-import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.Health;
-import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClusterPki;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -73,44 +73,65 @@ final class BackupCommand implements Callable<Integer> {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         String cluster = desired.spec().name();
 
-        ClusterStatus status;
-        try (EtcdAdminClient client = EtcdAdminClient.connect(Endpoints.clientUrls(desired.members(), Layouts.of(desired)),
-                access.caCert(), access.clientCert(), access.clientKey(), timeout)) {
-            status = client.status();
-        }
-        MemberStatus source = sourceMember(status, cluster);
-        if (!source.leader()) {
-            err.println("warning: no healthy leader answered; taking the snapshot from " + source.name()
-                    + ", which may lag the newest writes");
-        }
+        long askStarted = System.nanoTime();
         Path work = workDir(cluster);
         Path snapshot = work.resolve("snapshot-" + ProcessHandle.current().pid() + ".db");
-        Instant takenAt = Instant.now();
-        long started = System.nanoTime();
-        try (Store opened = BackupStores.open(target, desired, connection)) {
+        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+        try (SnapshotMember source = SnapshotMember.find(Endpoints.clientUrls(desired.members(), Layouts.of(desired)), tls, timeout);
+             Store opened = BackupStores.open(target, desired, connection)) {
+            if (!source.leader()) {
+                err.println("warning: no leader answered; taking the snapshot from " + source.name()
+                        + ", which may lag the newest writes");
+            }
+            Instant takenAt = Instant.now();
+            long started = System.nanoTime();
+            Duration ask = Duration.ofNanos(started - askStarted);
             TransferProgress progress = new TransferProgress(err, "snapshot from " + source.name());
-            SnapshotDownload.Saved saved = SnapshotDownload.take(access, source.clientUrls().get(0), snapshot, timeout, progress);
-            progress.done();
-            BackupWriter.Written written = BackupWriter.write(new BackupCatalog(opened), snapshot, saved.sha256(),
-                    new BackupWriter.Source(cluster, source.version().orElse(desired.spec().etcd().version()),
-                            (int) status.members().stream().filter(m -> !m.learner()).count(), source.name(), recipients),
-                    takenAt, work);
-            Duration took = Duration.ofNanos(System.nanoTime() - started);
-            report(written, source, took, out);
-            return Main.OK;
+            SnapshotDownload.Saved saved;
+            // Compressed (and encrypted) while it downloads: the backup takes about the longer of the two.
+            Path object = BackupWriter.newObjectFile(work);
+            try {
+                BackgroundEncoder encoder = BackgroundEncoder.into(object, recipients);
+                try {
+                    saved = SnapshotDownload.take(source.rpc(), snapshot, progress, encoder);
+                } catch (RuntimeException e) {
+                    encoder.abandon();
+                    throw e;
+                } finally {
+                    progress.done();
+                }
+                Duration download = Duration.ofNanos(System.nanoTime() - started);
+                BackupWriter.Written written = BackupWriter.store(new BackupCatalog(opened), snapshot, saved.sha256(), object,
+                        download, new BackupWriter.Source(cluster, source.version().isEmpty() ? desired.spec().etcd().version()
+                                : source.version(), source.memberCount(), source.name(), recipients), takenAt);
+                Duration took = Duration.ofNanos(System.nanoTime() - started);
+                report(written, source.name(), took, out);
+                if (output == OutputFormat.text) {
+                    out.printf(Locale.ROOT, "  (finding the leader %.1f s, snapshot and compressing%s %.1f s, opening it %.1f s, writing to"
+                                    + " the store %.1f s)%n", secs(ask), written.encrypted() ? " and encrypting" : "", secs(download),
+                            secs(written.phases().open()), secs(written.phases().store()));
+                }
+                return Main.OK;
+            } finally {
+                Files.deleteIfExists(object);
+            }
         } finally {
             Files.deleteIfExists(snapshot);
         }
     }
 
-    private void report(BackupWriter.Written written, MemberStatus source, Duration took, PrintWriter out) {
+    private static double secs(Duration d) {
+        return d.toNanos() / 1e9;
+    }
+
+    private void report(BackupWriter.Written written, String source, Duration took, PrintWriter out) {
         double seconds = Math.max(0.001, took.toNanos() / 1e9);
         if (output == OutputFormat.json) {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("format", "etcdwright-backup-result/1");
             json.put("name", written.name().toString());
             json.put("store", written.store());
-            json.put("taken_from", source.name());
+            json.put("taken_from", source);
             json.put("revision", written.status().revision());
             json.put("keys", written.status().totalKeys());
             json.put("db_size", written.dbSize());
@@ -121,21 +142,11 @@ final class BackupCommand implements Callable<Integer> {
             return;
         }
         out.printf(Locale.ROOT, "backup %s written to %s%n", written.name(), written.store());
-        out.printf(Locale.ROOT, "  from %s: revision %d, %d keys, db %s, stored %s%s%n", source.name(),
+        out.printf(Locale.ROOT, "  from %s: revision %d, %d keys, db %s, stored %s%s%n", source,
                 written.status().revision(), written.status().totalKeys(), TransferProgress.size(written.dbSize()),
                 TransferProgress.size(written.objectSize()), written.encrypted() ? " (encrypted)" : "");
         out.printf(Locale.ROOT, "  took %.1f s (%s/s of snapshot)%n", seconds,
                 TransferProgress.size((long) (written.dbSize() / seconds)));
-    }
-
-    /** The leader when it is healthy, else any healthy voter: etcd's docs take snapshots from the leader. */
-    static MemberStatus sourceMember(ClusterStatus status, String cluster) {
-        List<MemberStatus> candidates = status.members().stream().filter(MemberStatus::healthy)
-                .filter(m -> !m.learner()).filter(m -> !m.clientUrls().isEmpty()).toList();
-        return candidates.stream().filter(MemberStatus::leader).findFirst()
-                .or(() -> candidates.stream().findFirst())
-                .orElseThrow(() -> new BackupStores.UsageProblem("no healthy member of cluster " + cluster
-                        + " answered, so there is nothing to take a snapshot from; see 'etcdwright status'"));
     }
 
     /** Root-only scratch space for the snapshot on its way to the store. */

@@ -1,25 +1,21 @@
 package io.etcdwright.modules.backup;
 
-import io.etcdwright.modules.backup.crypto.BackupEncryption;
 import io.etcdwright.modules.backup.crypto.Recipient;
 import io.etcdwright.modules.backup.crypto.Recipients;
 
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.zip.Deflater;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Turns a verified snapshot file into a backup in a store, in etcd-manager's layout: the
@@ -47,53 +43,77 @@ public final class BackupWriter {
 
     /** The backup written: its name and what it holds. */
     public record Written(BackupName name, String store, BoltSnapshot.Status status, long dbSize, long objectSize,
-                          boolean encrypted, EtcdwrightBackupMeta meta) {
+                          boolean encrypted, EtcdwrightBackupMeta meta, Phases phases) {
+    }
+
+    /** Where the time went, for the operator's summary and the benchmark. */
+    public record Phases(Duration open, Duration encode, Duration store) {
     }
 
     private BackupWriter() {
     }
 
     /**
-     * @param snapshot  the snapshot as etcd streamed it, its trailer already verified
-     * @param dbSha256  the database's sha256 from that verification
-     * @param workDir   a root-only directory for the encoded file, removed from it afterwards
+     * Encodes the snapshot here, then stores it: for a snapshot already on disk.
+     *
+     * @param snapshot the snapshot as etcd streamed it, its trailer already verified
+     * @param dbSha256 the database's sha256 from that verification
+     * @param workDir  a root-only directory for the encoded file, removed from it afterwards
      */
     public static Written write(BackupCatalog catalog, Path snapshot, String dbSha256, Source source, Instant takenAt,
                                 Path workDir) throws IOException {
-        BoltSnapshot.Status status = BoltSnapshot.status(snapshot);
-        long dbSize = Files.size(snapshot);
-        BackupName name = catalog.nextName(takenAt);
-        Path object = workDir.resolve(name.toString().replace(':', '-') + ".object");
+        Path object = newObjectFile(workDir);
         try {
-            Files.deleteIfExists(object);
-            Files.createFile(object, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            encode(snapshot, object, source.recipients());
-            long objectSize = Files.size(object);
-            List<String> fingerprints = source.recipients().map(r -> r.all().stream().map(BackupWriter::fingerprint).toList())
-                    .orElse(List.of());
-            EtcdwrightBackupMeta meta = new EtcdwrightBackupMeta(EtcdwrightBackupMeta.FORMAT_VERSION, source.clusterName(),
-                    status.revision(), status.totalKeys(), dbSize, dbSha256, objectSize, source.recipients().isPresent(),
-                    fingerprints, source.etcdVersion(), source.memberCount(), takenAt, source.takenFrom());
-            EtcdClusterSpec clusterSpec = new EtcdClusterSpec(source.memberCount(), source.etcdVersion());
-            catalog.add(name, object, new EtcdManagerMeta(source.etcdVersion(), takenAt, Optional.of(clusterSpec)), meta);
-            // etcd-manager reads the desired cluster from control/; keep it in step with the spec.
-            if (!catalog.readClusterSpec().equals(Optional.of(clusterSpec))) {
-                catalog.writeClusterSpec(clusterSpec);
+            long t0 = System.nanoTime();
+            BackgroundEncoder encoder = BackgroundEncoder.into(object, source.recipients());
+            try (InputStream in = Files.newInputStream(snapshot)) {
+                in.transferTo(encoder);
+                encoder.close();
+            } catch (IOException | RuntimeException e) {
+                encoder.abandon();
+                throw e;
             }
-            return new Written(name, catalog.store().describe(), status, dbSize, objectSize, meta.encrypted(), meta);
+            return store(catalog, snapshot, dbSha256, object, Duration.ofNanos(System.nanoTime() - t0), source, takenAt);
         } finally {
             Files.deleteIfExists(object);
         }
     }
 
-    /** gzip, then CMS when encrypting: so an unencrypted backup is a plain .gz anyone can gunzip. */
-    static void encode(Path snapshot, Path object, Optional<Recipients> recipients) throws IOException {
-        try (InputStream in = Files.newInputStream(snapshot);
-             OutputStream file = new BufferedOutputStream(Files.newOutputStream(object), 1 << 16);
-             OutputStream encrypted = recipients.isPresent() ? BackupEncryption.encrypting(file, recipients.get()) : file;
-             OutputStream gzip = new FastGzip(encrypted)) {
-            in.transferTo(gzip);
+    /** A new, empty, 0600 file in {@code workDir} for an encoded snapshot. */
+    public static Path newObjectFile(Path workDir) throws IOException {
+        Path object = Files.createTempFile(workDir, "backup-", ".object",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        return object;
+    }
+
+    /**
+     * Opens the snapshot to describe it, then writes the encoded object and the metas to the
+     * store. The caller removes {@code object} afterwards.
+     *
+     * @param encodeTime how long encoding took, for the summary
+     */
+    public static Written store(BackupCatalog catalog, Path snapshot, String dbSha256, Path object, Duration encodeTime,
+                                Source source, Instant takenAt) throws IOException {
+        long t0 = System.nanoTime();
+        BoltSnapshot.Status status = BoltSnapshot.status(snapshot);
+        long t1 = System.nanoTime();
+        long dbSize = Files.size(snapshot);
+        long objectSize = Files.size(object);
+        BackupName name = catalog.nextName(takenAt);
+        List<String> fingerprints = source.recipients().map(r -> r.all().stream().map(BackupWriter::fingerprint).toList())
+                .orElse(List.of());
+        EtcdwrightBackupMeta meta = new EtcdwrightBackupMeta(EtcdwrightBackupMeta.FORMAT_VERSION, source.clusterName(),
+                status.revision(), status.totalKeys(), dbSize, dbSha256, objectSize, source.recipients().isPresent(),
+                fingerprints, source.etcdVersion(), source.memberCount(), takenAt, source.takenFrom());
+        EtcdClusterSpec clusterSpec = new EtcdClusterSpec(source.memberCount(), source.etcdVersion());
+        catalog.add(name, object, new EtcdManagerMeta(source.etcdVersion(), takenAt, Optional.of(clusterSpec)), meta);
+        // etcd-manager reads the desired cluster from control/; keep it in step with the spec.
+        if (!catalog.readClusterSpec().equals(Optional.of(clusterSpec))) {
+            catalog.writeClusterSpec(clusterSpec);
         }
+        long t2 = System.nanoTime();
+        return new Written(name, catalog.store().describe(), status, dbSize, objectSize, meta.encrypted(), meta,
+                new Phases(Duration.ofNanos(t1 - t0), encodeTime, Duration.ofNanos(t2 - t1)));
     }
 
     /** The sha256 of a recipient's public key (SubjectPublicKeyInfo), as {@code openssl pkey -pubout -outform DER | sha256sum} shows it. */
@@ -105,15 +125,4 @@ public final class BackupWriter {
         }
     }
 
-    /**
-     * gzip at zlib's level 1: a snapshot is mostly free pages and repeated keys, level 1 takes it
-     * to nearly the size level 6 does, at two to three times the speed, so compression does not
-     * become the slowest part of a backup.
-     */
-    private static final class FastGzip extends GZIPOutputStream {
-        FastGzip(OutputStream out) throws IOException {
-            super(out, 1 << 16);
-            def.setLevel(Deflater.BEST_SPEED);
-        }
-    }
 }

@@ -1,23 +1,14 @@
 package io.etcdwright.modules.backup;
 
-import io.etcd.jetcd.Client;
 import io.etcdwright.modules.membership.EtcdAdminException;
-import io.etcdwright.modules.membership.GrpcLogging;
-import io.etcdwright.modules.membership.Health;
-import io.etcdwright.modules.membership.TlsMaterial;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
 
 /**
@@ -39,32 +30,33 @@ public final class SnapshotDownload {
      * Streams into {@code file} (created 0600: a snapshot holds every secret of the cluster).
      * On any failure the file is removed.
      *
-     * @param progress told the bytes received so far, from the gRPC thread
+     * @param progress told the bytes received so far
      */
-    public static Saved take(Health.Access access, String clientUrl, Path file, Duration timeout, LongConsumer progress) {
-        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+    public static Saved take(MemberRpc member, Path file, LongConsumer progress) {
+        return take(member, file, progress, OutputStream.nullOutputStream());
+    }
+
+    /**
+     * The same, with every byte also written to {@code alongside} as it arrives (a compressor
+     * working while the download goes on). {@code alongside} is closed when the stream ends
+     * well; on a failure the caller discards what it made.
+     */
+    public static Saved take(MemberRpc member, Path file, LongConsumer progress, OutputStream alongside) {
         try {
             Files.deleteIfExists(file);
             Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            GrpcLogging.quiet();
             TrailerCheck check;
-            try (Client client = Client.builder().endpoints(URI.create(clientUrl)).sslContext(tls.clientContext())
-                    .connectTimeout(timeout).build();
-                 OutputStream out = new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.WRITE), 1 << 20)) {
-                check = new TrailerCheck(new Counting(out, progress));
-                // The whole stream may take long on a big db; the timeout bounds silence, not size.
-                client.getMaintenanceClient().snapshot(check).get(timeout.toMillis() * 20, TimeUnit.MILLISECONDS);
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.WRITE), 1 << 20)) {
+                check = new TrailerCheck(new Counting(new Tee(out, alongside), progress));
+                member.snapshot(check);
                 check.flush();
             }
+            alongside.close();
             String sha256 = check.verify();
             return new Saved(file, check.count(), sha256);
-        } catch (IOException | ExecutionException | TimeoutException e) {
+        } catch (IOException e) {
             deleteQuietly(file);
-            throw new EtcdAdminException("cannot take a snapshot from " + clientUrl + ": " + message(e), e);
-        } catch (InterruptedException e) {
-            deleteQuietly(file);
-            Thread.currentThread().interrupt();
-            throw new EtcdAdminException("interrupted while taking a snapshot from " + clientUrl, e);
+            throw new EtcdAdminException("cannot take a snapshot from " + member.clientUrl() + ": " + message(e), e);
         } catch (RuntimeException e) {
             deleteQuietly(file);
             throw e;
@@ -72,8 +64,7 @@ public final class SnapshotDownload {
     }
 
     private static String message(Exception e) {
-        Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-        return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     private static void deleteQuietly(Path file) {
@@ -81,6 +72,34 @@ public final class SnapshotDownload {
             Files.deleteIfExists(file);
         } catch (IOException ignored) {
             // the operator sees the first error
+        }
+    }
+
+    /** Writes to both. */
+    private static final class Tee extends OutputStream {
+        private final OutputStream first;
+        private final OutputStream second;
+
+        Tee(OutputStream first, OutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            first.write(b);
+            second.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            first.write(b, off, len);
+            second.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            first.flush();
         }
     }
 

@@ -1,0 +1,129 @@
+package io.etcdwright.modules.backup;
+
+import io.etcd.jetcd.api.ClusterGrpc;
+import io.etcd.jetcd.api.MaintenanceGrpc;
+import io.etcd.jetcd.api.Member;
+import io.etcd.jetcd.api.MemberListRequest;
+import io.etcd.jetcd.api.SnapshotRequest;
+import io.etcd.jetcd.api.SnapshotResponse;
+import io.etcd.jetcd.api.StatusRequest;
+import io.etcd.jetcd.api.StatusResponse;
+import io.etcdwright.modules.membership.GrpcLogging;
+import io.etcdwright.modules.membership.TlsMaterial;
+import io.grpc.Context;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.NettyChannelBuilder;
+
+import javax.net.ssl.SSLException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One member's gRPC endpoint, spoken to directly with grpc-java: its status, the member list,
+ * and its snapshot stream. Backups use this rather than jetcd: a snapshot is hundreds of
+ * megabytes of 32 KiB messages, and a plain blocking stream with a large HTTP/2 window moves
+ * them several times faster than jetcd's Vert.x stream, with flow control for free (the
+ * stream waits while the file is written).
+ */
+public final class MemberRpc implements AutoCloseable {
+    /** Enough HTTP/2 window for a fast link to stay busy while one message is written to disk. */
+    private static final int FLOW_CONTROL_WINDOW = 8 << 20;
+
+    private final String clientUrl;
+    private final ManagedChannel channel;
+    private final Duration timeout;
+
+    private MemberRpc(String clientUrl, ManagedChannel channel, Duration timeout) {
+        this.clientUrl = clientUrl;
+        this.channel = channel;
+        this.timeout = timeout;
+    }
+
+    public static MemberRpc connect(String clientUrl, TlsMaterial tls, Duration timeout) {
+        GrpcLogging.quiet();
+        URI uri = URI.create(clientUrl);
+        try {
+            NettyChannelBuilder builder = NettyChannelBuilder.forAddress(uri.getHost(), uri.getPort())
+                    .flowControlWindow(FLOW_CONTROL_WINDOW)
+                    .maxInboundMessageSize(64 << 20);
+            if ("https".equals(uri.getScheme())) {
+                builder.sslContext(tls.clientContext());
+            } else {
+                builder.usePlaintext();
+            }
+            return new MemberRpc(clientUrl, builder.build(), timeout);
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot set up TLS for " + clientUrl + ": " + e.getMessage(), e);
+        }
+    }
+
+    public String clientUrl() {
+        return clientUrl;
+    }
+
+    public StatusResponse status() {
+        return MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .status(StatusRequest.getDefaultInstance());
+    }
+
+    public List<Member> members() {
+        return ClusterGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .memberList(MemberListRequest.getDefaultInstance()).getMembersList();
+    }
+
+    /**
+     * Writes the snapshot stream to {@code out}, every message as it comes, the sha256 trailer
+     * included. The stream is cancelled when the member sends nothing for the timeout: a big
+     * database takes as long as it takes, a stalled one does not hang the backup.
+     */
+    public void snapshot(OutputStream out) throws IOException {
+        AtomicLong lastMessage = new AtomicLong(System.nanoTime());
+        ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "snapshot-watchdog");
+            t.setDaemon(true);
+            return t;
+        });
+        Context.CancellableContext context = Context.current().withCancellation();
+        ScheduledFuture<?> check = watchdog.scheduleAtFixedRate(() -> {
+            if (System.nanoTime() - lastMessage.get() > timeout.toNanos()) {
+                context.cancel(new IOException("no data from " + clientUrl + " for " + timeout.toSeconds() + " s"));
+            }
+        }, 1, 1, TimeUnit.SECONDS);
+        Context previous = context.attach();
+        try {
+            Iterator<SnapshotResponse> stream = MaintenanceGrpc.newBlockingStub(channel).snapshot(SnapshotRequest.getDefaultInstance());
+            while (stream.hasNext()) {
+                stream.next().getBlob().writeTo(out);
+                lastMessage.set(System.nanoTime());
+            }
+        } catch (StatusRuntimeException e) {
+            Throwable cause = context.cancellationCause();
+            throw new IOException(cause != null ? cause.getMessage() : e.getStatus().getCode() + ": " + e.getStatus().getDescription(), e);
+        } finally {
+            context.detach(previous);
+            context.cancel(null);
+            check.cancel(false);
+            watchdog.shutdownNow();
+        }
+    }
+
+    @Override
+    public void close() {
+        channel.shutdownNow();
+        try {
+            channel.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
