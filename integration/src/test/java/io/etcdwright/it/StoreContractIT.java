@@ -5,6 +5,11 @@ import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.engine.ssh.SshOptions;
 import io.etcdwright.engine.ssh.SshTarget;
+import io.etcdwright.modules.backup.BackupCatalog;
+import io.etcdwright.modules.backup.BackupName;
+import io.etcdwright.modules.backup.EtcdClusterSpec;
+import io.etcdwright.modules.backup.EtcdManagerMeta;
+import io.etcdwright.modules.backup.EtcdwrightBackupMeta;
 import io.etcdwright.modules.backup.store.DirectoryStore;
 import io.etcdwright.modules.backup.store.S3Settings;
 import io.etcdwright.modules.backup.store.S3Store;
@@ -254,6 +259,36 @@ class StoreContractIT {
                 assertThrows(IllegalArgumentException.class, () -> store.put(key, bytes("x")), key);
                 assertThrows(IllegalArgumentException.class, () -> store.open(key), key);
             }
+        }
+    }
+
+    /** etcd-manager's layout over each real store: written in order, listed complete, deleted meta first. */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void theCatalogKeepsEtcdManagersLayout(Kind kind, @org.junit.jupiter.api.io.TempDir Path tmp) throws IOException {
+        Path data = Files.write(tmp.resolve("etcd.backup.gz"), new byte[] {31, -117, 8, 0, 1, 2, 3});
+        EtcdManagerMeta em = new EtcdManagerMeta("3.5.16", Instant.parse("2026-11-24T20:15:03Z"), Optional.of(new EtcdClusterSpec(3, "3.5.16")));
+        EtcdwrightBackupMeta ours = new EtcdwrightBackupMeta(1, "it", 42, 7, 20480, "cd".repeat(32), 7, false, List.of(),
+                "3.5.16", 3, Instant.parse("2026-11-24T20:15:03Z"), "h1");
+        try (Store store = fresh(kind)) {
+            BackupCatalog catalog = new BackupCatalog(store);
+            BackupName name = catalog.nextName(Instant.parse("2026-11-24T20:15:03Z"));
+            catalog.add(name, data, em, ours);
+            catalog.writeClusterSpec(new EtcdClusterSpec(3, "3.5.16"));
+            catalog.markClusterCreated(Instant.parse("2026-11-24T20:00:00Z"));
+            assertEquals(List.of(name + "/_etcd_backup.meta", name + "/etcd.backup.gz", name + "/etcdwright-backup.json",
+                    "control/etcd-cluster-created", "control/etcd-cluster-spec"), store.list("").stream().map(StoredObject::key).toList());
+            BackupCatalog.Listing listing = catalog.list();
+            assertEquals(1, listing.backups().size());
+            assertEquals(Optional.of(ours), listing.backups().get(0).meta());
+            assertEquals(7, listing.backups().get(0).size());
+            assertEquals(em.toJson(), new String(read(store, name + "/_etcd_backup.meta"), StandardCharsets.UTF_8));
+            assertEquals(new BackupCatalog.Meta(em, Optional.of(ours)), catalog.readMeta(name));
+            assertEquals(Optional.of(new EtcdClusterSpec(3, "3.5.16")), catalog.readClusterSpec());
+            catalog.delete(name.toString());
+            assertEquals(List.of(), catalog.list().backups());
+            assertEquals(List.of("control/etcd-cluster-created", "control/etcd-cluster-spec"),
+                    store.list("").stream().map(StoredObject::key).toList());
         }
     }
 
