@@ -50,7 +50,12 @@ public final class DirectoryStore implements Store {
             try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
                 long size = in.size();
                 for (long copied = 0; copied < size; ) {
-                    copied += in.transferTo(copied, size - copied, out);
+                    long n = in.transferTo(copied, size - copied, out);
+                    if (n == 0 && in.size() <= copied) {
+                        // transferTo answers 0 at the end of a file that shrank: without this, a loop forever
+                        throw new IOException(file + " shrank from " + size + " to " + in.size() + " bytes while it was stored");
+                    }
+                    copied += n;
                 }
             }
         });

@@ -88,6 +88,8 @@ public final class S3Store implements Store {
                 s3.putObject(r -> r.bucket(settings.bucket()).key(objectKey), RequestBody.fromFile(file));
             } catch (SdkException e) {
                 throw S3Errors.explain("writing " + key, key, settings, e);
+            } catch (java.io.UncheckedIOException | IllegalStateException e) {
+                throw new IOException("cannot write " + key + " to " + settings.describe() + ": " + e.getMessage(), e);
             }
             return;
         }
@@ -185,8 +187,10 @@ public final class S3Store implements Store {
                 if (e instanceof SdkException sdk) {
                     throw S3Errors.explain("writing " + key, key, settings, sdk);
                 }
-                if (e instanceof java.io.UncheckedIOException local) {
-                    throw local.getCause(); // reading the local file failed, not the store
+                if (e instanceof java.io.UncheckedIOException || e instanceof IllegalStateException) {
+                    // The local file failed us (unreadable, or shorter than when the upload began).
+                    throw new IOException("cannot write " + key + " to " + settings.describe() + ": " + e.getMessage()
+                            + "; the upload was aborted, nothing was stored", e);
                 }
                 throw e;
             }
