@@ -136,8 +136,8 @@ public final class RestorePlanner {
                 new Refusal("snapshot-version", in.source().origin(),
                         "the snapshot was taken by etcd " + v + "; the spec runs " + version + ", another minor, and etcd"
                                 + " restores only snapshots of its own minor",
-                        "restore it with etcd " + v + " first (set etcd.version: " + v + "), then upgrade to " + version
-                                + " with apply")));
+                        "restore it with etcd " + v + " first (set etcd.version: " + v + "), then "
+                                + (v.compareTo(version) < 0 ? "upgrade" : "move") + " to " + version + " with apply")));
         if (RestoreTool.of(version, VersionCatalogue.builtIn()).isEmpty()) {
             refusals.add(new Refusal("no-restore-tool", "etcd " + version,
                     "etcdwright knows no restore tool for etcd " + minor, "restore with a version of a known minor (3.4, 3.5)"));
