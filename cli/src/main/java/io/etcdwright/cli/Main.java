@@ -14,8 +14,8 @@ import java.util.List;
 public final class Main {
     /** The subcommands, in the order help lists them. */
     private static final List<Class<?>> SUBCOMMANDS = List.of(ValidateCommand.class, FactsCommand.class, PlanCommand.class,
-            ApplyCommand.class, StatusCommand.class, BackupCommand.class, BackupsCommand.class, ClientEnvCommand.class, KubeApiserverFlagsCommand.class,
-            DestroyCommand.class, CommandLine.HelpCommand.class);
+            ApplyCommand.class, StatusCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
+            ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, CommandLine.HelpCommand.class);
 
     public static final int OK = 0;
     public static final int ERROR = 1;

@@ -11,6 +11,9 @@ import io.etcdwright.modules.cluster.ConvergePlanner;
 import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.cluster.PendingStops;
 import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.restore.RestoreMarker;
+import io.etcdwright.modules.restore.RestorePlanner;
+import io.etcdwright.modules.restore.SnapshotSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +25,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -74,6 +79,29 @@ final class PlannerScenarios {
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 Optional.of(home.resolve("snapshots")), new PendingStops(home.resolve("removed-hosts")),
                 ConvergePlanner.Timeouts.DEFAULT));
+    }
+
+    /**
+     * The restore plan of {@code source} from these recorded facts; the hosts in {@code unreachable}
+     * are taken as not answering, {@code markers} as what earlier restores left on the hosts.
+     */
+    Plan restore(Scenario s, SnapshotSource source, boolean skipHashCheck, Map<String, Optional<RestoreMarker>> markers,
+                 Set<String> unreachable) {
+        DesiredState desired = DesiredStateLoader.load(DIR.resolve("inventory.yaml"), DIR.resolve(s.spec() + ".yaml"));
+        EtcdLayout layout = Layouts.of(desired);
+        Path factsFile = DIR.resolve(s.facts() + ".json");
+        ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
+                desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
+        Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
+        Map<String, io.etcdwright.modules.cluster.EtcdHostFacts> reached = new java.util.LinkedHashMap<>(facts.byHost());
+        Map<String, String> down = new java.util.LinkedHashMap<>(facts.unreachable());
+        unreachable.forEach(h -> {
+            reached.remove(h);
+            down.put(h, "connection timed out");
+        });
+        return RestorePlanner.plan(new RestorePlanner.Inputs(desired, layout, reached, down, markers,
+                Pkis.of(desired, copyPki(s.pki()), clock), new ReleaseCache(home.resolve("releases")), source, skipHashCheck,
+                "fresh-token", Instant.parse("2026-11-24T20:00:00Z"), ConvergePlanner.Timeouts.DEFAULT));
     }
 
     /** "id <- after, after" per step, then "refused kind: subject" per refusal: what the tests compare. */

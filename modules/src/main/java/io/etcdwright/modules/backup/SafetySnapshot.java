@@ -91,9 +91,9 @@ public final class SafetySnapshot {
      *
      * @return the sha256 of the database, hex
      */
-    static String verify(Path snapshot) throws IOException {
+    public static String verify(Path snapshot) throws IOException {
         long size = Files.size(snapshot);
-        if (size < SHA256_SIZE || (size - SHA256_SIZE) % 512 != 0) {
+        if (!hasHashTrailer(size)) {
             throw new IOException("the snapshot has no sha256 trailer (" + size + " bytes): it is incomplete");
         }
         MessageDigest digest;
@@ -123,6 +123,15 @@ public final class SafetySnapshot {
             throw new IOException("the snapshot's data does not match its sha256 trailer: it is damaged");
         }
         return HexFormat.of().formatHex(actual);
+    }
+
+    /**
+     * Whether a file of this size can carry etcd's sha256 trailer (whole 512-byte pages and 32
+     * bytes): what etcd's restore looks at to decide whether to check it. A database copied from a
+     * member's disk ({@code member/snap/db}) is whole pages only.
+     */
+    public static boolean hasHashTrailer(long size) {
+        return size >= SHA256_SIZE && (size - SHA256_SIZE) % 512 == 0;
     }
 
     private static void deleteQuietly(Path file) {

@@ -11,21 +11,16 @@ import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
-import io.etcdwright.modules.MemberModule;
 import io.etcdwright.modules.backup.SafetySnapshot;
-import io.etcdwright.modules.config.ConfigFileModule;
+import io.etcdwright.modules.cluster.HostPreparation.Prepared;
 import io.etcdwright.modules.config.EtcdConfigFile;
-import io.etcdwright.modules.config.HostSetupModule;
-import io.etcdwright.modules.install.InstallModule;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
-import io.etcdwright.modules.pki.CertificatesModule;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.PkiSteps;
 import io.etcdwright.modules.service.ServiceSteps;
-import io.etcdwright.modules.service.UnitModule;
 import io.etcdwright.modules.upgrade.VersionCatalogue;
 import io.etcdwright.modules.upgrade.VersionChange;
 
@@ -166,52 +161,16 @@ public final class ConvergePlanner {
         return pki;
     }
 
-    /**
-     * One host's preparation: the steps starting or restarting it waits for (the end of its chain
-     * and what ran beside it), and why a running etcd must restart to pick the changes up.
-     */
-    private record Prepared(List<Step> done, List<String> restartCauses) {
-    }
-
-    /** Each member's host, brought to the spec by the modules in order, each step after the one before. */
+    /** Each member's host, brought to the spec by the modules in order ({@link HostPreparation}). */
     private Map<String, Prepared> prepareHosts(List<Step> pki, Map<String, List<EtcdConfigFile.Peer>> joiners) {
-        List<MemberModule> modules = List.of(new HostSetupModule(), new InstallModule(in.releases()),
-                new CertificatesModule(in.pki(), pki), new ConfigFileModule(), new UnitModule());
         String token = existingToken().orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
                 .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
-        Map<String, Prepared> prepared = new LinkedHashMap<>();
-        for (Member m : in.desired().members()) {
-            EtcdHostFacts facts = in.facts().get(m.host().name());
-            boolean joining = joiners.containsKey(m.name());
-            MemberContext member = new MemberContext(m, facts, spec, in.layout(),
-                    new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token));
-            Optional<Step> last = Optional.empty();
-            List<Step> beside = new ArrayList<>();
-            List<String> causes = new ArrayList<>();
-            for (MemberModule module : modules) {
-                Optional<MemberModule.Change> change = module.plan(member);
-                if (change.isPresent()) {
-                    Step.Builder builder = change.get().step();
-                    last.ifPresent(builder::after);
-                    Step step = builder.does(change.get().operation());
-                    steps.add(step);
-                    if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
-                        beside.add(step);
-                    } else {
-                        last = Optional.of(step);
-                    }
-                    change.get().restartCause().ifPresent(causes::add);
-                }
-            }
-            if (causes.isEmpty() && facts.service().running()) {
-                causes.addAll(RestartPending.causes(facts));
-            }
-            List<Step> done = new ArrayList<>(beside);
-            last.ifPresent(done::add);
-            prepared.put(m.host().name(), new Prepared(done, causes));
-        }
-        return prepared;
+        return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki,
+                m -> {
+                    boolean joining = joiners.containsKey(m.name());
+                    return new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token);
+                }, steps);
     }
 
     /**

@@ -90,12 +90,34 @@ public final class DataDirWipe {
     static final String MOVE_ASIDE_SCRIPT = checks("move aside") + "mv -- \"$d\" \"$d.$2\"\n"
             + "install -d -o etcd -g etcd -m 0700 -- \"$d\"\n" + "echo \"moved to $d.$2\"\n";
 
+    /**
+     * For a restore: the same checks, then the directory (when it holds anything) is renamed to
+     * {@code $d.$2}, never deleted, and the restored directory {@code $3} (made beside it by the
+     * restore tool) takes its place, owned by etcd and private. An empty or absent directory is
+     * simply replaced: there is nothing in it to keep.
+     */
+    static final String REPLACE_SCRIPT = checks("move aside", "") + "aside=''\n"
+            + "if [ -e \"$d\" ] && [ -n \"$(ls -A -- \"$d\")\" ]; then\n"
+            + "  [ ! -e \"$d.$2\" ] || refuse \"$d.$2 exists already\"\n"
+            + "  mv -- \"$d\" \"$d.$2\"; aside=\"$d.$2\"\n"
+            + "elif [ -e \"$d\" ]; then rmdir -- \"$d\"; fi\n"
+            + "mv -- \"$3\" \"$d\"\n"
+            + "chown -R etcd:etcd -- \"$d\"\n"
+            + "chmod 0700 -- \"$d\"\n"
+            + "if [ -n \"$aside\" ]; then echo \"moved to $aside\"; else echo replaced; fi\n";
+
     private static String checks(String action) {
+        return checks(action, "[ -e \"$d\" ] || { echo absent; exit 0; }\n");
+    }
+
+    /** @param whenAbsent what the script does when the directory does not exist (nothing: go on) */
+    private static String checks(String action, String whenAbsent) {
         return "set -u\n"
             + "d=$1\n"
             + "refuse() { printf 'refusing to " + action + " %s: %s\\n' \"$d\" \"$1\" >&2; exit " + REFUSED + "; }\n"
             + "if [ -L \"$d\" ]; then refuse \"it is a symbolic link (to $(readlink -- \"$d\")), not a directory\"; fi\n"
-            + "[ -e \"$d\" ] || { echo absent; exit 0; }\n"
+            + whenAbsent
+            + "if [ -e \"$d\" ]; then\n"
             + "[ -d \"$d\" ] || refuse 'it is not a directory'\n"
             + "real=$(cd -P -- \"$d\" && pwd -P) || refuse 'it cannot be entered'\n"
             + "case $real in\n"
@@ -115,6 +137,7 @@ public final class DataDirWipe {
             + "[ \"$n\" -eq 0 ] || refuse \"it does not look like an etcd data directory: besides member/ it holds$found\"\n"
             + "if [ -d \"$d/member\" ] && [ ! -d \"$d/member/wal\" ] && [ ! -d \"$d/member/snap\" ]; then\n"
             + "  refuse \"its member/ directory holds neither wal/ nor snap/, so it is not etcd's:$(ls -A -- \"$d/member\" | head -n 5 | sed \"s/^/ '/; s/\\$/'/\" | tr '\\n' ' ')\"\n"
+            + "fi\n"
             + "fi\n";
     }
 
@@ -135,6 +158,29 @@ public final class DataDirWipe {
         }
         result.orThrow(session.target().name());
         return result.stdout().strip().equals("absent") ? Outcome.OK : Outcome.CHANGED;
+    }
+
+    /**
+     * Puts the restored data directory {@code restored} in the place of {@code path}: the old one,
+     * if it holds anything, moved to {@code path.suffix} after the same checks as {@link #wipe}
+     * (throws {@link RefusedException} and changes nothing when they fail).
+     *
+     * @return where the old data went; empty when there was none
+     */
+    public static Optional<String> replace(HostSession session, String path, String suffix, String restored) {
+        pathRefusal(path).ifPresent(why -> {
+            throw new RefusedException("refusing to move data directory " + path + " aside: " + why);
+        });
+        if (!suffix.matches("[a-z0-9-]{1,64}")) {
+            throw new IllegalArgumentException("a data directory suffix is lowercase letters, digits and '-', got " + suffix);
+        }
+        CommandResult result = session.run(new RemoteCommand.Script(REPLACE_SCRIPT, List.of(path, suffix, restored)));
+        if (result.exitCode() == REFUSED) {
+            throw new RefusedException(session.target().name() + ": " + result.stderr().strip() + ". Nothing was moved;"
+                    + " the restored data waits in " + restored + ".");
+        }
+        String said = result.orThrow(session.target().name()).stdout().strip();
+        return said.startsWith("moved to ") ? Optional.of(said.substring("moved to ".length())) : Optional.empty();
     }
 
     /** The command that checks and deletes {@code path}; refuses a path that fails {@link #pathRefusal}. */

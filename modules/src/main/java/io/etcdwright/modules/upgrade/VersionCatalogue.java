@@ -20,9 +20,18 @@ import java.util.Optional;
  */
 public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> knownIssues) {
 
-    /** One minor release line (3.4, 3.5). */
+    /**
+     * One minor release line (3.4, 3.5).
+     *
+     * @param bumpRevisionFrom the first patch whose restore tool takes {@code --bump-revision} and
+     *                         {@code --mark-compacted}; empty when none of the line does
+     */
     public record MinorLine(String minor, String restoreTool, Version minimumPatchBeforeNextMinor,
-                            Optional<Version> rollingDowngradeTo) {
+                            Optional<Version> rollingDowngradeTo, Optional<Version> bumpRevisionFrom) {
+        /** Whether this version's restore tool can raise the revision and mark it compacted. */
+        public boolean bumpsRevision(Version v) {
+            return bumpRevisionFrom.map(v::isAtLeast).orElse(false);
+        }
     }
 
     /** A range of versions with a problem worth refusing or mentioning. */
@@ -63,7 +72,8 @@ public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> k
             ((Map<String, Map<String, Object>>) doc.get("minors")).forEach((minor, line) -> minors.put(minor,
                     new MinorLine(minor, (String) line.get("restoreTool"),
                             Version.parse((String) line.get("minimumPatchBeforeNextMinor")),
-                            Optional.ofNullable((String) line.get("rollingDowngradeTo")).map(Version::parse))));
+                            Optional.ofNullable((String) line.get("rollingDowngradeTo")).map(Version::parse),
+                            Optional.ofNullable((String) line.get("bumpRevisionFrom")).map(Version::parse))));
             List<KnownIssue> issues = new ArrayList<>();
             for (Map<String, Object> issue : (List<Map<String, Object>>) doc.get("knownIssues")) {
                 String severity = (String) issue.get("severity");

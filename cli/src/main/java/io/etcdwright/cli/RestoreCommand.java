@@ -1,0 +1,125 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.exec.Executor;
+import io.etcdwright.engine.exec.Recap;
+import io.etcdwright.engine.facts.FactGatherer;
+import io.etcdwright.engine.facts.HostReport;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.restore.InvalidSnapshotException;
+import io.etcdwright.modules.restore.RestoreMarker;
+import io.etcdwright.modules.restore.RestorePlanner;
+import io.etcdwright.modules.restore.SnapshotSource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+@Command(name = "restore", description = {"Rebuild every member of the cluster from one snapshot: in place, or on new hosts.",
+        "Stops every member (downtime), moves each data directory aside (never deletes it), restores the snapshot on every"
+                + " member under a new cluster token, starts them and proves the result."})
+final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
+    @Mixin
+    InputOptions input;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Mixin
+    WaitOptions waits;
+
+    @Option(names = "--from", required = true, paramLabel = "SNAPSHOT",
+            description = "A snapshot file: as 'etcdctl snapshot save' writes it (.db), gzipped (.db.gz), or a member/snap/db"
+                    + " copied from a member's disk (needs --skip-hash-check).")
+    Path from;
+
+    @Option(names = "--snapshot-version", paramLabel = "VERSION",
+            description = "The etcd version of the cluster that took the snapshot, when known: a snapshot of another minor"
+                    + " than the spec's is refused.")
+    String snapshotVersion;
+
+    @Option(names = "--skip-hash-check", description = "Restore a snapshot without etcd's sha256 trailer (a copied"
+            + " member/snap/db) unchecked. A trailer that does not match is refused all the same.")
+    boolean skipHashCheck;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation.")
+    boolean yes;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (ClusterRun run = ClusterRun.open(input, connection)) {
+            String name = run.desired.spec().name();
+            SnapshotSource source;
+            try {
+                // On the workstation, before any host is contacted: a damaged file never reaches a member.
+                source = SnapshotSource.local(from, EtcdwrightHome.dir().resolve("clusters").resolve(name).resolve("restore"),
+                        Optional.ofNullable(snapshotVersion).map(Version::parse));
+            } catch (InvalidSnapshotException e) {
+                err.println("Refused: " + e.getMessage() + ". No host was contacted; nothing was changed.");
+                return Main.ERROR;
+            }
+            ClusterRun.Facts facts = run.gather();
+            Plan plan = RestorePlanner.plan(new RestorePlanner.Inputs(run.desired, run.layout, facts.byHost(),
+                    facts.unreachable(), markers(run), run.pki(), new ReleaseCache(EtcdwrightHome.releaseCache()), source,
+                    skipHashCheck, name + "-restore-" + randomHex(), Instant.now(), waits.timeouts()));
+            PlanPrinter.text(plan, false, out);
+            if (plan.isRefused()) {
+                err.println("Not restored: see above. Nothing was changed.");
+                return Main.ERROR;
+            }
+            if (!yes && !Confirmation.ask("Stop every member of cluster " + name + " and restore it from " + from + "?", out)) {
+                err.println("Not restored: no confirmation (pass --yes to skip the question). Nothing was changed.");
+                return Main.ERROR;
+            }
+            out.println();
+            long start = System.nanoTime();
+            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(plan);
+            ProgressPrinter.recap(recap, run.targets.keySet(), out);
+            if (!recap.succeeded()) {
+                err.println("Restore did not finish: see the failed steps above. Fix the cause and run the same restore again:"
+                        + " members already restored from this snapshot are kept, the others restored under the same token."
+                        + " Every member's old data is kept beside its data directory.");
+                return Main.ERROR;
+            }
+            out.println("Restored cluster " + name + " from " + from + " in " + (System.nanoTime() - start) / 1_000_000 + " ms.");
+            return Main.OK;
+        }
+    }
+
+    /** Each member host's restore marker: a second, small round trip only restore needs. */
+    private static Map<String, Optional<RestoreMarker>> markers(ClusterRun run) {
+        var probe = RestoreMarker.probe(run.layout);
+        List<HostReport> reports = new FactGatherer(run.connections, run.forks).gather(
+                run.desired.members().stream().map(Member::host).map(Hosts::target).toList(), List.of(probe));
+        Map<String, Optional<RestoreMarker>> markers = new LinkedHashMap<>();
+        for (HostReport r : reports) {
+            if (r instanceof HostReport.Reachable ok) {
+                markers.put(ok.host(), ok.facts().get(probe));
+            }
+        }
+        return markers;
+    }
+
+    private static String randomHex() {
+        byte[] bytes = new byte[6];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+}

@@ -1,0 +1,88 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.MemberContext;
+import io.etcdwright.modules.MemberModule;
+import io.etcdwright.modules.config.ConfigFileModule;
+import io.etcdwright.modules.config.HostSetupModule;
+import io.etcdwright.modules.install.InstallModule;
+import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.pki.CertificatesModule;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.service.UnitModule;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Each member's host brought to the spec by the per-host modules in order (host setup, install,
+ * certificates, config, unit), each step after the one before, hosts side by side. Shared by the
+ * planners that need hosts ready before etcd (re)starts: converge and restore. Starting etcd is
+ * never part of it: when a member may start is each planner's own decision.
+ */
+public final class HostPreparation {
+    /**
+     * One host's preparation: the steps starting or restarting it waits for (the end of its chain
+     * and what ran beside it), and why a running etcd must restart to pick the changes up.
+     */
+    public record Prepared(List<Step> done, List<String> restartCauses) {
+        public Prepared {
+            done = List.copyOf(done);
+            restartCauses = List.copyOf(restartCauses);
+        }
+    }
+
+    private HostPreparation() {
+    }
+
+    /**
+     * Plans every member host's preparation, appending its steps to {@code steps}.
+     *
+     * @param pkiSteps  the workstation's CA and client certificate steps, which certificates wait for
+     * @param bootstrap how each member starts (its config's initial cluster, state and token)
+     * @return each host's {@link Prepared}, by host name, in the spec's member order
+     */
+    public static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                                             ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps,
+                                             Function<Member, MemberContext.Bootstrap> bootstrap, List<Step> steps) {
+        List<MemberModule> modules = List.of(new HostSetupModule(), new InstallModule(releases),
+                new CertificatesModule(pki, pkiSteps), new ConfigFileModule(), new UnitModule());
+        Map<String, Prepared> prepared = new LinkedHashMap<>();
+        for (Member m : desired.members()) {
+            EtcdHostFacts f = facts.get(m.host().name());
+            MemberContext member = new MemberContext(m, f, desired.spec(), layout, bootstrap.apply(m));
+            Optional<Step> last = Optional.empty();
+            List<Step> beside = new ArrayList<>();
+            List<String> causes = new ArrayList<>();
+            for (MemberModule module : modules) {
+                Optional<MemberModule.Change> change = module.plan(member);
+                if (change.isPresent()) {
+                    Step.Builder builder = change.get().step();
+                    last.ifPresent(builder::after);
+                    Step step = builder.does(change.get().operation());
+                    steps.add(step);
+                    if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
+                        beside.add(step);
+                    } else {
+                        last = Optional.of(step);
+                    }
+                    change.get().restartCause().ifPresent(causes::add);
+                }
+            }
+            if (causes.isEmpty() && f.service().running()) {
+                causes.addAll(RestartPending.causes(f));
+            }
+            List<Step> done = new ArrayList<>(beside);
+            last.ifPresent(done::add);
+            prepared.put(m.host().name(), new Prepared(done, causes));
+        }
+        return prepared;
+    }
+}
