@@ -133,7 +133,7 @@ final class BackupCommand implements Callable<Integer> {
             json.put("store", written.store());
             json.put("taken_from", source);
             json.put("revision", written.status().revision());
-            json.put("keys", written.status().totalKeys());
+            json.put("keys", written.status().liveKeys());
             json.put("db_size", written.dbSize());
             json.put("stored_size", written.objectSize());
             json.put("encrypted", written.encrypted());
@@ -143,7 +143,7 @@ final class BackupCommand implements Callable<Integer> {
         }
         out.printf(Locale.ROOT, "backup %s written to %s%n", written.name(), written.store());
         out.printf(Locale.ROOT, "  from %s: revision %d, %d keys, db %s, stored %s%s%n", source,
-                written.status().revision(), written.status().totalKeys(), TransferProgress.size(written.dbSize()),
+                written.status().revision(), written.status().liveKeys(), TransferProgress.size(written.dbSize()),
                 TransferProgress.size(written.objectSize()), written.encrypted() ? " (encrypted)" : "");
         out.printf(Locale.ROOT, "  took %.1f s (%s/s of snapshot)%n", seconds,
                 TransferProgress.size((long) (written.dbSize() / seconds)));

@@ -148,7 +148,7 @@ final class BackupsCommand implements Callable<Integer> {
                         progress.done();
                     }
                     out.printf(Locale.ROOT, "backup %s is good: sha256 %s matches, the snapshot opens: revision %d, %d keys%n",
-                            backup.name(), fetched.dbSha256(), fetched.status().revision(), fetched.status().totalKeys());
+                            backup.name(), fetched.dbSha256(), fetched.status().revision(), fetched.status().liveKeys());
                     return Main.OK;
                 } catch (IOException e) {
                     err.println("error: backup " + backup.name() + " failed verification: " + e.getMessage());

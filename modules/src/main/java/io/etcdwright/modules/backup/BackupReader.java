@@ -74,8 +74,8 @@ public final class BackupReader {
                 if (ours.revision() != status.revision()) {
                     mismatches.add("revision " + status.revision() + " where its meta says " + ours.revision());
                 }
-                if (ours.keyCount() != status.totalKeys()) {
-                    mismatches.add(status.totalKeys() + " keys where its meta says " + ours.keyCount());
+                if (ours.keyCount() != status.liveKeys()) {
+                    mismatches.add(status.liveKeys() + " keys where its meta says " + ours.keyCount());
                 }
             });
             if (!mismatches.isEmpty()) {

@@ -103,7 +103,7 @@ public final class BackupWriter {
         List<String> fingerprints = source.recipients().map(r -> r.all().stream().map(BackupWriter::fingerprint).toList())
                 .orElse(List.of());
         EtcdwrightBackupMeta meta = new EtcdwrightBackupMeta(EtcdwrightBackupMeta.FORMAT_VERSION, source.clusterName(),
-                status.revision(), status.totalKeys(), dbSize, dbSha256, objectSize, source.recipients().isPresent(),
+                status.revision(), status.liveKeys(), dbSize, dbSha256, objectSize, source.recipients().isPresent(),
                 fingerprints, source.etcdVersion(), source.memberCount(), takenAt, source.takenFrom());
         EtcdClusterSpec clusterSpec = new EtcdClusterSpec(source.memberCount(), source.etcdVersion());
         catalog.add(name, object, new EtcdManagerMeta(source.etcdVersion(), takenAt, Optional.of(clusterSpec)), meta);

@@ -31,8 +31,13 @@ public final class BoltSnapshot {
     private static final int BUCKET_HEADER = 16;
     private static final int MAX_DEPTH = 64;
 
-    /** What {@code etcdutl snapshot status -w json} prints, with the same meaning. */
-    public record Status(long revision, long totalKeys, long totalSize, long hash) {
+    /**
+     * What {@code etcdutl snapshot status -w json} prints, with the same meaning (its
+     * {@code totalKey} counts every entry of every bucket: each revision of each key, members,
+     * meta), and {@code liveKeys}: the keys a client sees, those whose newest revision is not a
+     * delete, which is what a restored cluster must serve.
+     */
+    public record Status(long revision, long totalKeys, long totalSize, long hash, long liveKeys) {
     }
 
     private final FileChannel channel;
@@ -42,6 +47,7 @@ public final class BoltSnapshot {
     private final CRC32C hash = new CRC32C();
     private long totalKeys;
     private long revision;
+    private final LiveKeys live = new LiveKeys();
 
     private BoltSnapshot(FileChannel channel) throws IOException {
         this.channel = channel;
@@ -61,7 +67,7 @@ public final class BoltSnapshot {
     private Status read(Path db) throws IOException {
         long root = readMeta(db);
         walkRootBucket(root);
-        return new Status(revision, totalKeys, highWaterMark * pageSize, hash.getValue());
+        return new Status(revision, totalKeys, highWaterMark * pageSize, hash.getValue(), live.count());
     }
 
     /** The newest valid meta page of the two, as bbolt picks it; returns the root bucket's page. */
@@ -115,9 +121,119 @@ public final class BoltSnapshot {
                     throw new IOException("a key in the 'key' bucket is shorter than a revision");
                 }
                 revision = ByteBuffer.wrap(key, 0, 8).order(ByteOrder.BIG_ENDIAN).getLong();
+                // Revisions come in order; a key ending in 't' is a delete (etcd's mvcc tombstone).
+                live.apply(userKey(value), key.length == 18 && key[17] == 't');
             }
             totalKeys++;
         });
+    }
+
+    /** The key of an mvccpb.KeyValue: protobuf field 1, length-delimited. */
+    private static byte[] userKey(byte[] keyValue) throws IOException {
+        int at = 0;
+        while (at < keyValue.length) {
+            long tag = 0;
+            int shift = 0;
+            int b;
+            do {
+                b = keyValue[at++] & 0xff;
+                tag |= (long) (b & 0x7f) << shift;
+                shift += 7;
+            } while ((b & 0x80) != 0 && at < keyValue.length);
+            int wire = (int) (tag & 7);
+            long length = 0;
+            shift = 0;
+            if (wire == 2 || wire == 0) {
+                do {
+                    b = keyValue[at++] & 0xff;
+                    length |= (long) (b & 0x7f) << shift;
+                    shift += 7;
+                } while ((b & 0x80) != 0 && at < keyValue.length);
+            }
+            if (wire == 2) {
+                if (tag >>> 3 == 1) {
+                    if (at + length > keyValue.length) {
+                        break;
+                    }
+                    return java.util.Arrays.copyOfRange(keyValue, at, (int) (at + length));
+                }
+                at += (int) length;
+            } else if (wire != 0) {
+                break;
+            }
+        }
+        throw new IOException("a revision in the 'key' bucket holds no key: the snapshot is damaged");
+    }
+
+    /**
+     * The set of keys alive so far, as 64-bit hashes in an open-addressing table: 16 bytes a key
+     * at most, so a keyspace of millions fits in a small heap (a collision would only miscount).
+     */
+    private static final class LiveKeys {
+        private long[] slots = new long[1 << 12];
+        private int size;
+
+        void apply(byte[] key, boolean deleted) {
+            long h = hash(key);
+            int at = find(h);
+            boolean present = slots[at] == h;
+            if (deleted && present) {
+                remove(at);
+            } else if (!deleted && !present) {
+                slots[at] = h;
+                if (++size * 2 > slots.length) {
+                    grow();
+                }
+            }
+        }
+
+        long count() {
+            return size;
+        }
+
+        private int find(long h) {
+            int mask = slots.length - 1;
+            int at = (int) (h ^ (h >>> 32)) & mask;
+            while (slots[at] != 0 && slots[at] != h) {
+                at = (at + 1) & mask;
+            }
+            return at;
+        }
+
+        private void remove(int at) {
+            int mask = slots.length - 1;
+            slots[at] = 0;
+            size--;
+            // Re-place the rest of the run so lookups that passed over this slot still find theirs.
+            for (int next = (at + 1) & mask; slots[next] != 0; next = (next + 1) & mask) {
+                long moved = slots[next];
+                slots[next] = 0;
+                slots[find(moved)] = moved;
+            }
+        }
+
+        private void grow() {
+            long[] old = slots;
+            slots = new long[old.length * 2];
+            for (long h : old) {
+                if (h != 0) {
+                    slots[find(h)] = h;
+                }
+            }
+        }
+
+        /** FNV-1a then a mix; 0 is the empty slot, so it is mapped away. */
+        private static long hash(byte[] key) {
+            long h = 0xcbf29ce484222325L;
+            for (byte b : key) {
+                h ^= b & 0xff;
+                h *= 0x100000001b3L;
+            }
+            h ^= h >>> 33;
+            h *= 0xff51afd7ed558ccdL;
+            h ^= h >>> 33;
+            return h == 0 ? 1 : h;
+        }
     }
 
     private interface EntryVisitor {

@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.zip.GZIPInputStream;
+import io.etcdwright.modules.backup.BoltSnapshot;
 
 /**
  * The snapshot a restore works from: a raw etcd snapshot on the workstation, already checked, and
@@ -73,7 +74,17 @@ public record SnapshotSource(String origin, Path file, String sha256, long bytes
             try (InputStream in = Files.newInputStream(raw)) {
                 sha256 = HostSession.sha256(in);
             }
-            return new SnapshotSource(from.toString(), raw, sha256, size, trailer, takenBy, Optional.empty(), Optional.empty());
+            // Opened here, page by page: a file that is not a readable etcd database never reaches a
+            // member, and its revision and key count are what the restored cluster must show.
+            BoltSnapshot.Status status;
+            try {
+                status = BoltSnapshot.status(raw);
+            } catch (IOException e) {
+                throw new InvalidSnapshotException(from + " does not open as an etcd database: " + e.getMessage()
+                        + "; it will not be restored. Use another backup", e);
+            }
+            return new SnapshotSource(from.toString(), raw, sha256, size, trailer, takenBy, Optional.of(status.revision()),
+                    Optional.of(status.liveKeys()));
         } catch (IOException e) {
             throw new InvalidSnapshotException("cannot read " + from + ": " + e.getMessage(), e);
         }

@@ -60,7 +60,7 @@ class BackupRoundTripTest {
                 TAKEN, dir.resolve("work"));
 
         assertEquals("2026-11-24T20:15:03Z-000001", written.name().toString());
-        assertEquals(new BoltSnapshot.Status(303, 308, 61440, 3893503318L), written.status());
+        assertEquals(new BoltSnapshot.Status(303, 308, 61440, 3893503318L, 300), written.status());
         Path data = root.resolve("2026-11-24T20:15:03Z-000001/etcd.backup.gz");
         try (InputStream in = new GZIPInputStream(Files.newInputStream(data))) {
             assertArrayEquals(snapshotBytes(), in.readAllBytes(), "a plain gunzip gives etcd's snapshot back, trailer included");

@@ -32,7 +32,7 @@ class BoltSnapshotTest {
 
     @Test
     void readsWhatEtcdutlReports() throws IOException {
-        assertEquals(new BoltSnapshot.Status(303, 308, 61440, 3893503318L), BoltSnapshot.status(fixture()));
+        assertEquals(new BoltSnapshot.Status(303, 308, 61440, 3893503318L, 300), BoltSnapshot.status(fixture()));
     }
 
     @Test
@@ -41,7 +41,7 @@ class BoltSnapshotTest {
         Path bare = dir.resolve("db");
         byte[] all = Files.readAllBytes(db);
         Files.write(bare, java.util.Arrays.copyOf(all, all.length - 32));
-        assertEquals(new BoltSnapshot.Status(303, 308, 61440, 3893503318L), BoltSnapshot.status(bare));
+        assertEquals(new BoltSnapshot.Status(303, 308, 61440, 3893503318L, 300), BoltSnapshot.status(bare));
     }
 
     @Test

@@ -21,14 +21,38 @@ class SnapshotSourceTest {
     @TempDir
     Path dir;
 
-    /** Two database pages and etcd's trailer: the sha256 of the pages, as 'etcdctl snapshot save' writes it. */
+    /** A real snapshot of etcd 3.5.16 ('etcdctl snapshot save'): revision 303, 300 live keys, 61440 bytes and the trailer. */
     static byte[] snapshot() throws Exception {
+        try (java.io.InputStream in = new java.util.zip.GZIPInputStream(
+                SnapshotSourceTest.class.getResourceAsStream("/snapshots/etcd-3.5.16-rev303.db.gz"))) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** Pages of noise with a correct trailer: whole, but no database. */
+    static byte[] noiseWithTrailer() throws Exception {
         byte[] db = new byte[8192];
         new Random(7).nextBytes(db);
         byte[] trailer = MessageDigest.getInstance("SHA-256").digest(db);
         byte[] all = Arrays.copyOf(db, db.length + 32);
         System.arraycopy(trailer, 0, all, db.length, 32);
         return all;
+    }
+
+    @Test
+    void aWholeFileThatIsNoDatabaseIsRefused() throws Exception {
+        Path file = Files.write(dir.resolve("s.db"), noiseWithTrailer());
+        InvalidSnapshotException e = assertThrows(InvalidSnapshotException.class,
+                () -> SnapshotSource.local(file, dir, Optional.empty()));
+        assertTrue(e.getMessage().contains("does not open as an etcd database"), e.getMessage());
+    }
+
+    @Test
+    void whatTheSnapshotHoldsIsKnownBeforeAnyHost() throws Exception {
+        Path file = Files.write(dir.resolve("s.db"), snapshot());
+        SnapshotSource s = SnapshotSource.local(file, dir.resolve("work"), Optional.empty());
+        assertEquals(Optional.of(303L), s.revision());
+        assertEquals(Optional.of(300L), s.liveKeys());
     }
 
     @Test
@@ -61,7 +85,7 @@ class SnapshotSourceTest {
 
     @Test
     void aDatabaseCopiedFromADiskHasNoTrailerAndIsSaidSo() throws Exception {
-        Path file = Files.write(dir.resolve("db"), Arrays.copyOf(snapshot(), 8192));
+        Path file = Files.write(dir.resolve("db"), Arrays.copyOf(snapshot(), 61440));
         assertFalse(SnapshotSource.local(file, dir, Optional.empty()).hashTrailer());
     }
 
