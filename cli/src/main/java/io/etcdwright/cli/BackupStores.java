@@ -3,10 +3,19 @@ package io.etcdwright.cli;
 import io.etcdwright.engine.spec.BackupPolicy;
 import io.etcdwright.engine.spec.BackupStore;
 import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.inventory.InventoryHost;
+import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.modules.backup.store.DirectoryStore;
+import io.etcdwright.modules.backup.store.S3Settings;
+import io.etcdwright.modules.backup.store.S3Store;
+import io.etcdwright.modules.backup.store.SftpStore;
 import io.etcdwright.modules.backup.store.Store;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /** The store a backup command works on: the one named by --store, or the spec's first. */
@@ -34,7 +43,61 @@ final class BackupStores {
         if (store instanceof BackupStore.Directory directory) {
             return new DirectoryStore(Path.of(directory.path()));
         }
-        throw new UsageProblem(store.type() + " stores are not wired yet");
+        if (store instanceof BackupStore.S3 s3) {
+            return new S3Store(new S3Settings(s3.bucket(), s3.prefix(), s3.endpoint().map(URI::create), s3.region(), s3.pathStyle()));
+        }
+        BackupStore.Sftp sftp = (BackupStore.Sftp) store;
+        InventoryHost host = desired.inventory().host(sftp.host()).orElseThrow(() -> new UsageProblem("the SFTP store's host "
+                + sftp.host() + " is not in " + desired.inventory().file()));
+        SshConnections connections = Hosts.connect(desired.inventory(), connection);
+        try {
+            return new SftpOverOwnConnection(new SftpStore(connections.session(Hosts.target(host)), sftp.path()), connections);
+        } catch (RuntimeException e) {
+            connections.close();
+            throw e;
+        }
+    }
+
+    /** An SFTP store that closes the SSH connection it was opened on. */
+    private record SftpOverOwnConnection(Store store, SshConnections connections) implements Store {
+        @Override
+        public String describe() {
+            return store.describe();
+        }
+
+        @Override
+        public void put(String key, Path file) throws IOException {
+            store.put(key, file);
+        }
+
+        @Override
+        public void put(String key, byte[] content) throws IOException {
+            store.put(key, content);
+        }
+
+        @Override
+        public InputStream open(String key) throws IOException {
+            return store.open(key);
+        }
+
+        @Override
+        public List<StoredObject> list(String prefix) throws IOException {
+            return store.list(prefix);
+        }
+
+        @Override
+        public void delete(String key) throws IOException {
+            store.delete(key);
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                store.close();
+            } finally {
+                connections.close();
+            }
+        }
     }
 
     /** An operator mistake found before any work: exit 1 with the message. */

@@ -40,10 +40,18 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
     @Mixin
     WaitOptions waits;
 
-    @Option(names = "--from", required = true, paramLabel = "SNAPSHOT",
-            description = "A snapshot file: as 'etcdctl snapshot save' writes it (.db), gzipped (.db.gz), or a member/snap/db"
-                    + " copied from a member's disk (needs --skip-hash-check).")
-    Path from;
+    @Option(names = "--from", required = true, paramLabel = "BACKUP|FILE",
+            description = {"A backup in the store, by name (see 'etcdwright backups list'; 'latest' for the newest);",
+                    "or a backup directory in etcd-manager's layout; or a snapshot file: as 'etcdctl snapshot save' writes it",
+                    "(.db), gzipped (.db.gz), or a member/snap/db copied from a member's disk (needs --skip-hash-check)."})
+    String from;
+
+    @Option(names = "--store", paramLabel = "NAME", description = "The store --from names a backup in (default: the spec's first).")
+    String store;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "A recipient's private key, for an encrypted backup. It stays"
+            + " on this workstation.")
+    Path key;
 
     @Option(names = "--snapshot-version", paramLabel = "VERSION",
             description = "The etcd version of the cluster that took the snapshot, when known: a snapshot of another minor"
@@ -68,11 +76,12 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
             String name = run.desired.spec().name();
             SnapshotSource source;
             try {
-                // On the workstation, before any host is contacted: a damaged file never reaches a member.
-                source = SnapshotSource.local(from, EtcdwrightHome.dir().resolve("clusters").resolve(name).resolve("restore"),
-                        Optional.ofNullable(snapshotVersion).map(Version::parse));
+                // On the workstation, before any member is contacted: a damaged backup never reaches one.
+                source = RestoreSources.resolve(from, run.desired, Optional.ofNullable(store), Optional.ofNullable(key),
+                        EtcdwrightHome.dir().resolve("clusters").resolve(name).resolve("restore"),
+                        Optional.ofNullable(snapshotVersion).map(Version::parse), connection, err);
             } catch (InvalidSnapshotException e) {
-                err.println("Refused: " + e.getMessage() + ". No host was contacted; nothing was changed.");
+                err.println("Refused: " + e.getMessage() + ". No member was contacted; nothing was changed.");
                 return Main.ERROR;
             }
             ClusterRun.Facts facts = run.gather();
@@ -84,7 +93,7 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
                 err.println("Not restored: see above. Nothing was changed.");
                 return Main.ERROR;
             }
-            if (!yes && !Confirmation.ask("Stop every member of cluster " + name + " and restore it from " + from + "?", out)) {
+            if (!yes && !Confirmation.ask("Stop every member of cluster " + name + " and restore it from " + source.origin() + "?", out)) {
                 err.println("Not restored: no confirmation (pass --yes to skip the question). Nothing was changed.");
                 return Main.ERROR;
             }
@@ -98,7 +107,7 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
                         + " Every member's old data is kept beside its data directory.");
                 return Main.ERROR;
             }
-            out.println("Restored cluster " + name + " from " + from + " in " + (System.nanoTime() - start) / 1_000_000 + " ms.");
+            out.println("Restored cluster " + name + " from " + source.origin() + " in " + (System.nanoTime() - start) / 1_000_000 + " ms.");
             return Main.OK;
         }
     }
