@@ -24,12 +24,20 @@ public record SnapshotMember(MemberRpc rpc, String name, boolean leader, String 
     public static SnapshotMember find(List<String> clientUrls, TlsMaterial tls, Duration timeout) {
         List<String> problems = new ArrayList<>();
         for (String url : clientUrls) {
-            try (MemberRpc asked = MemberRpc.connect(url, tls, timeout)) {
+            MemberRpc asked = MemberRpc.connect(url, tls, timeout);
+            boolean keep = false;
+            try {
                 StatusResponse status = asked.status();
                 List<Member> members = asked.members();
                 int voters = (int) members.stream().filter(m -> !m.getIsLearner()).count();
+                long self = status.getHeader().getMemberId();
                 Optional<Member> leader = members.stream().filter(m -> m.getID() == status.getLeader())
                         .filter(m -> m.getClientURLsCount() > 0).findFirst();
+                if (leader.isPresent() && leader.get().getID() == self) {
+                    // The member asked leads: its connection is the one to take the snapshot on.
+                    keep = true;
+                    return new SnapshotMember(asked, leader.get().getName(), true, status.getVersion(), voters);
+                }
                 if (leader.isPresent()) {
                     Optional<SnapshotMember> fromLeader = connect(leader.get(), true, voters, tls, timeout, problems);
                     if (fromLeader.isPresent()) {
@@ -37,16 +45,19 @@ public record SnapshotMember(MemberRpc rpc, String name, boolean leader, String 
                     }
                 }
                 if (!status.getIsLearner() && status.getErrorsCount() == 0) {
-                    Member self = members.stream().filter(m -> m.getID() == status.getHeader().getMemberId()).findFirst()
-                            .orElse(null);
-                    if (self != null) {
-                        return new SnapshotMember(MemberRpc.connect(url, tls, timeout), self.getName(), false,
-                                status.getVersion(), voters);
+                    Optional<Member> me = members.stream().filter(m -> m.getID() == self).findFirst();
+                    if (me.isPresent()) {
+                        keep = true;
+                        return new SnapshotMember(asked, me.get().getName(), false, status.getVersion(), voters);
                     }
                 }
             } catch (StatusRuntimeException e) {
                 problems.add(url + ": " + e.getStatus().getCode() + (e.getStatus().getDescription() == null ? ""
                         : " (" + e.getStatus().getDescription() + ")"));
+            } finally {
+                if (!keep) {
+                    asked.close();
+                }
             }
         }
         throw new IllegalStateException("no member answered with a snapshot to give: " + String.join("; ", problems)
