@@ -223,6 +223,12 @@ class BackupRestoreIT {
     @Test
     @Order(6)
     void disasterRecoveryOntoNewHostsFromS3() throws Exception {
+        // What a dead member's disk leaves: its database, copied once etcd is stopped.
+        Testbed.ssh(1, "systemctl stop etcd");
+        Testbed.Result copy = Testbed.exec(List.of("scp", "-q", "-o", "UserKnownHostsFile=" + Testbed.KNOWN_HOSTS,
+                "-o", "StrictHostKeyChecking=yes", "-i", Testbed.KEY.toString(),
+                "root@" + Testbed.address(1) + ":/var/lib/etcd/member/snap/db", work.resolve("dead-member.db").toString()));
+        assertEquals(0, copy.exitCode(), copy.stderr());
         for (int h = 1; h <= 3; h++) {
             Testbed.remove(h);
         }
@@ -244,5 +250,39 @@ class BackupRestoreIT {
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec("new-hosts.yaml"), "--detailed-exitcode");
         assertEquals(0, plan.exitCode(), plan.all());
         assertNotEquals(0, before.acks().size());
+    }
+
+    @Test
+    @Order(7)
+    void anEtcdManagerBackupDirectoryRestores() throws Exception {
+        // etcd-manager writes no etcdwright-backup.json: only its data file and meta.
+        Path ours;
+        try (var dirs = Files.list(work.resolve("store"))) {
+            ours = dirs.filter(d -> !d.getFileName().toString().equals("control")).findFirst().orElseThrow();
+        }
+        Path theirs = work.resolve("etcd-manager").resolve(ours.getFileName());
+        Files.createDirectories(theirs);
+        Files.copy(ours.resolve("etcd.backup.gz"), theirs.resolve("etcd.backup.gz"));
+        Files.copy(ours.resolve("_etcd_backup.meta"), theirs.resolve("_etcd_backup.meta"));
+        Cli.Run restore = Cli.run("restore", "-i", INV, "-f", spec("new-hosts.yaml"), "--from", theirs.toString(), "--yes");
+        assertEquals(0, restore.exitCode(), restore.all());
+        WriteLoad.Report report = WriteLoad.checkRestored(clientEnv(spec("new-hosts.yaml")), before);
+        assertTrue(report.lostNothing(), report.toString());
+    }
+
+    @Test
+    @Order(8)
+    void aDeadMembersDatabaseRestoresOnlyWhenTheMissingHashCheckIsAccepted() throws Exception {
+        Path db = work.resolve("dead-member.db");
+        Cli.Run refused = Cli.run("restore", "-i", INV, "-f", spec("new-hosts.yaml"), "--from", db.toString(), "--yes");
+        assertEquals(1, refused.exitCode(), refused.all());
+        assertTrue(refused.all().contains("--skip-hash-check"), refused.all());
+        Cli.Run restore = Cli.run("restore", "-i", INV, "-f", spec("new-hosts.yaml"), "--from", db.toString(),
+                "--skip-hash-check", "--yes");
+        assertEquals(0, restore.exitCode(), restore.all());
+        assertTrue(restore.out().contains("skip"), "the plan says the hash check is skipped: " + restore.out());
+        WriteLoad.Report report = WriteLoad.checkRestored(clientEnv(spec("new-hosts.yaml")), before);
+        assertTrue(report.lostNothing(), report.toString());
+        assertTrue(report.membersAgree(), report.toString());
     }
 }

@@ -188,5 +188,20 @@ class RestoreIT {
         assertFalse(keys.contains("/after/0"));
         long revision = revision(etcdctl34, env);
         assertTrue(revision >= snapshotRevision && revision < 1_000_000_000L, "not bumped: " + revision);
+
+        // etcdwright's own backup of a 3.4 cluster, restored with 3.4's tool from the store.
+        Files.writeString(Path.of(spec), Files.readString(Path.of(spec)) + "backup:\n  stores:\n    - {name: local, type: directory, path: "
+                + home.resolve("store34") + "}\n");
+        Cli.Run backup = Cli.run("backup", "-i", INV, "-f", spec);
+        assertEquals(0, backup.exitCode(), backup.all());
+        Cli.Run listed = Cli.run("backups", "list", "-i", INV, "-f", spec);
+        assertTrue(listed.out().contains("3.4.23"), listed.out());
+        put(etcdctl34, env, "/after-backup/", 2);
+        Cli.Run fromStore = Cli.run("restore", "-i", INV, "-f", spec, "--from", "latest", "--yes");
+        assertEquals(0, fromStore.exitCode(), fromStore.all());
+        assertTrue(fromStore.out().contains("etcdctl 3.4.23"), fromStore.out());
+        List<String> after = keys(etcdctl34, env);
+        assertEquals(10, after.size(), after.toString());
+        assertFalse(after.contains("/after-backup/0"));
     }
 }

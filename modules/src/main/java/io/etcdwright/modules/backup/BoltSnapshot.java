@@ -122,7 +122,10 @@ public final class BoltSnapshot {
                 }
                 revision = ByteBuffer.wrap(key, 0, 8).order(ByteOrder.BIG_ENDIAN).getLong();
                 // Revisions come in order; a key ending in 't' is a delete (etcd's mvcc tombstone).
-                live.apply(userKey(value), key.length == 18 && key[17] == 't');
+                // An empty value is no key at all: the marker a restore's --bump-revision leaves.
+                if (value.length > 0) {
+                    live.apply(userKey(value), key.length == 18 && key[17] == 't');
+                }
             }
             totalKeys++;
         });
