@@ -239,21 +239,7 @@ final class WriteLoad implements AutoCloseable {
         for (URI member : endpoints(clientEnv)) {
             try (Client one = client(clientEnv, List.of(member))) {
                 awaitRevision(one, member, load.prefix(), revision);
-                Map<String, Long> stored = new HashMap<>();
-                GetResponse all = one.getKVClient()
-                        .get(bytes(load.prefix()), GetOption.builder().isPrefix(true).withSerializable(true).build())
-                        .get(30, TimeUnit.SECONDS);
-                for (KeyValue kv : all.getKvs()) {
-                    stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
-                }
-                for (Ack ack : load.acks()) {
-                    Long at = stored.get(ack.key());
-                    if (at == null) {
-                        problems.put(member.getHost() + " " + ack.key(), "missing, acknowledged at revision " + ack.revision());
-                    } else if (at != ack.revision()) {
-                        problems.put(member.getHost() + " " + ack.key(), "at revision " + at + ", acknowledged at " + ack.revision());
-                    }
-                }
+                problems.putAll(memberProblems(one, member, load));
                 if (revision > 0) {
                     hashes.put(member.getHost(), one.getMaintenanceClient().hashKV(member.toString(), revision)
                             .get(30, TimeUnit.SECONDS).getHash());
@@ -264,6 +250,27 @@ final class WriteLoad implements AutoCloseable {
         }
         problems.putAll(linearizableProblems(clientEnv, load));
         return new Report(load, problems, hashes, watchProblems(clientEnv, load));
+    }
+
+    /** One member's own store (a serializable read): each acknowledged key there, at its acknowledged revision. */
+    private static Map<String, String> memberProblems(Client one, URI member, Acks load) throws Exception {
+        Map<String, String> problems = new LinkedHashMap<>();
+        Map<String, Long> stored = new HashMap<>();
+        GetResponse all = one.getKVClient()
+                .get(bytes(load.prefix()), GetOption.builder().isPrefix(true).withSerializable(true).build())
+                .get(30, TimeUnit.SECONDS);
+        for (KeyValue kv : all.getKvs()) {
+            stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
+        }
+        for (Ack ack : load.acks()) {
+            Long at = stored.get(ack.key());
+            if (at == null) {
+                problems.put(member.getHost() + " " + ack.key(), "missing, acknowledged at revision " + ack.revision());
+            } else if (at != ack.revision()) {
+                problems.put(member.getHost() + " " + ack.key(), "at revision " + at + ", acknowledged at " + ack.revision());
+            }
+        }
+        return problems;
     }
 
     /**
@@ -277,20 +284,7 @@ final class WriteLoad implements AutoCloseable {
         Map<String, Integer> hashes = new LinkedHashMap<>();
         for (URI member : endpoints(clientEnv)) {
             try (Client one = client(clientEnv, List.of(member))) {
-                Map<String, Long> stored = new HashMap<>();
-                GetResponse all = one.getKVClient()
-                        .get(bytes(load.prefix()), GetOption.builder().isPrefix(true).withSerializable(true).build())
-                        .get(30, TimeUnit.SECONDS);
-                for (KeyValue kv : all.getKvs()) {
-                    stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
-                }
-                for (Ack ack : load.acks()) {
-                    Long at = stored.get(ack.key());
-                    if (at == null || at != ack.revision()) {
-                        problems.put(member.getHost() + " " + ack.key(), at == null ? "missing, acknowledged at revision "
-                                + ack.revision() : "at revision " + at + ", acknowledged at " + ack.revision());
-                    }
-                }
+                problems.putAll(memberProblems(one, member, load));
                 hashes.put(member.getHost(), one.getMaintenanceClient().hashKV(member.toString(), 0)
                         .get(30, TimeUnit.SECONDS).getHash());
             } catch (Exception e) {

@@ -120,7 +120,8 @@ public final class Pem {
                         + " '-----BEGIN RSA PRIVATE KEY-----' or '-----BEGIN EC PRIVATE KEY-----'");
     }
 
-    private static List<Object> parseAll(String pem, String source) {
+    /** Every object of a PEM text, as BouncyCastle reads it; a damaged one is a PkiException naming the source. */
+    public static List<Object> parseAll(String pem, String source) {
         if (pem == null || !pem.contains("-----BEGIN ")) {
             throw new PkiException("no PEM data in " + source + " (expected text with '-----BEGIN ...-----' lines;"
                     + " a binary DER file must be converted with 'openssl x509 -inform der' or 'openssl pkey -inform der')");
@@ -137,12 +138,13 @@ public final class Pem {
         return objects;
     }
 
-    private static boolean isPrivateKey(Object object) {
+    /** A private key in any of the PEM forms (PKCS#8, traditional, encrypted or not). */
+    public static boolean isPrivateKey(Object object) {
         return object instanceof PEMKeyPair || object instanceof PrivateKeyInfo
                 || object instanceof PEMEncryptedKeyPair || object instanceof PKCS8EncryptedPrivateKeyInfo;
     }
 
-    private static X509Certificate toCertificate(X509CertificateHolder holder, String source) {
+    public static X509Certificate toCertificate(X509CertificateHolder holder, String source) {
         try {
             CertificateFactory factory = CertificateFactory.getInstance("X.509");
             return (X509Certificate) factory.generateCertificate(new ByteArrayInputStream(holder.getEncoded()));

@@ -3,22 +3,14 @@ package io.etcdwright.modules.backup.crypto;
 import io.etcdwright.modules.pki.Pem;
 import io.etcdwright.modules.pki.PkiException;
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.file.Path;
 import java.security.PublicKey;
-import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.cert.X509CertificateHolder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.openssl.PEMEncryptedKeyPair;
-import org.bouncycastle.openssl.PEMKeyPair;
-import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 
 /**
  * Everyone a backup is encrypted to ({@code backup.encryption.recipients}): at least one, each
@@ -51,13 +43,13 @@ public record Recipients(List<Recipient> all) {
         String source = file.toString();
         String pem = Pem.readFile(file, "backup recipient file");
         List<Recipient> found = new ArrayList<>();
-        for (Object object : parse(pem, source)) {
+        for (Object object : Pem.parseAll(pem, source)) {
             if (object instanceof X509CertificateHolder holder) {
-                X509Certificate certificate = toCertificate(holder, source);
+                X509Certificate certificate = Pem.toCertificate(holder, source);
                 found.add(new Recipient(source, checked(certificate.getPublicKey(), source), certificate));
             } else if (object instanceof SubjectPublicKeyInfo info) {
                 found.add(new Recipient(source, checked(toPublicKey(info, source), source), null));
-            } else if (isPrivateKey(object)) {
+            } else if (Pem.isPrivateKey(object)) {
                 throw new PkiException(source + " holds a PRIVATE key. Backups are encrypted to public keys only;"
                         + " the private key must stay offline and never be given to etcdwright for backing up."
                         + " Name the certificate (or 'openssl pkey -pubout' output) in backup.encryption.recipients,"
@@ -69,35 +61,6 @@ public record Recipients(List<Recipient> all) {
                     + " '-----BEGIN CERTIFICATE-----' or '-----BEGIN PUBLIC KEY-----'");
         }
         return found;
-    }
-
-    private static List<Object> parse(String pem, String source) {
-        if (!pem.contains("-----BEGIN ")) {
-            throw new PkiException("no PEM data in " + source + " (expected text with '-----BEGIN ...-----' lines;"
-                    + " convert a binary DER certificate with 'openssl x509 -inform der -in FILE -out FILE.pem')");
-        }
-        List<Object> objects = new ArrayList<>();
-        try (PEMParser parser = new PEMParser(new StringReader(pem))) {
-            for (Object object = parser.readObject(); object != null; object = parser.readObject()) {
-                objects.add(object);
-            }
-        } catch (IOException | RuntimeException e) {
-            throw new PkiException("damaged PEM in " + source + ": " + e.getMessage(), e);
-        }
-        return objects;
-    }
-
-    private static boolean isPrivateKey(Object object) {
-        return object instanceof PEMKeyPair || object instanceof PrivateKeyInfo
-                || object instanceof PEMEncryptedKeyPair || object instanceof PKCS8EncryptedPrivateKeyInfo;
-    }
-
-    private static X509Certificate toCertificate(X509CertificateHolder holder, String source) {
-        try {
-            return new JcaX509CertificateConverter().getCertificate(holder);
-        } catch (CertificateException e) {
-            throw new PkiException("damaged certificate in " + source + ": " + e.getMessage(), e);
-        }
     }
 
     private static PublicKey toPublicKey(SubjectPublicKeyInfo info, String source) {
