@@ -112,7 +112,7 @@ retention_drops() {
 
 META_FILES=(_etcd_backup.meta etcdwright-backup.json)
 
-dir_list() {
+directory_list() {
   local root=$CONF_STORE_PATH d f
   [ -d "$root" ] || return 0
   for d in "$root"/*/; do
@@ -122,14 +122,14 @@ dir_list() {
     done
   done
 }
-dir_put() {
+directory_put() {
   local src=$1 key=$2 dest="$CONF_STORE_PATH/$2"
   mkdir -p -- "$(dirname -- "$dest")"
   cp -- "$src" "$dest.part"
   sync -- "$dest.part" 2>/dev/null || true
   mv -f -- "$dest.part" "$dest"
 }
-dir_delete() {
+directory_delete() {
   rm -f -- "$CONF_STORE_PATH/$1" "$CONF_STORE_PATH/$1.part"
   rmdir -- "$(dirname -- "$CONF_STORE_PATH/$1")" 2>/dev/null || true
 }
