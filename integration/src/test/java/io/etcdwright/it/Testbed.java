@@ -60,7 +60,7 @@ final class Testbed {
     }
 
     static String address(int host) {
-        return "10.77.0." + (10 + host);
+        return System.getenv().getOrDefault("TESTBED_NET", "10.77.0") + "." + (10 + host);
     }
 
     /** Runs a command on host i as root; returns stdout; fails the test on a non-zero exit. */
