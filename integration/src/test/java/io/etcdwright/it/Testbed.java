@@ -59,8 +59,16 @@ final class Testbed {
         run("remove", String.valueOf(host));
     }
 
+    /** The testbed's /24 (TESTBED_NET): a second testbed on the machine runs on its own. */
+    static final String NET = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
+
     static String address(int host) {
-        return System.getenv().getOrDefault("TESTBED_NET", "10.77.0") + "." + (10 + host);
+        return NET + "." + (10 + host);
+    }
+
+    /** The workstation's address on the testbed bridge: where hosts reach servers a test runs. */
+    static String bridgeAddress() {
+        return NET + ".1";
     }
 
     /** Runs a command on host i as root; returns stdout; fails the test on a non-zero exit. */

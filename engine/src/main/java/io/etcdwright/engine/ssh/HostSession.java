@@ -1,6 +1,7 @@
 package io.etcdwright.engine.ssh;
 
 import com.jcraft.jsch.ChannelExec;
+import com.jcraft.jsch.ChannelSftp;
 import com.jcraft.jsch.JSchException;
 import com.jcraft.jsch.Session;
 
@@ -267,6 +268,25 @@ public final class HostSession implements AutoCloseable {
             return HexFormat.of().formatHex(md.digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * An SFTP channel on this connection, for file transfers without a shell (a backup store on a
+     * host): as the login user, never through sudo; the host key was checked when the session
+     * opened. The caller disconnects it; a channel is one round trip, the connection stays.
+     */
+    public ChannelSftp sftp() {
+        try {
+            ChannelSftp channel = (ChannelSftp) session.openChannel("sftp");
+            channel.connect((int) Math.min(defaultTimeout.toMillis(), Integer.MAX_VALUE));
+            return channel;
+        } catch (JSchException e) {
+            if (session.isConnected()) {
+                throw new SshException(target.name(), SshException.Reason.PROTOCOL,
+                        "the host refused an SFTP channel (" + e.getMessage() + "); its sshd needs a 'Subsystem sftp' line", e);
+            }
+            throw lost(e);
         }
     }
 

@@ -1,0 +1,185 @@
+package io.etcdwright.modules.backup;
+
+import io.etcdwright.modules.backup.store.Store;
+import io.etcdwright.modules.backup.store.Store.StoredObject;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The backups in a store, in etcd-manager's layout. A backup is complete once its
+ * {@code _etcd_backup.meta} exists beside its data file: that is how etcd-manager lists them
+ * (pkg/backup/vfs.go:93-123), so writers put the data first and that meta last, and deleters
+ * remove that meta first; a write or delete cut short never looks like a whole backup.
+ */
+public final class BackupCatalog {
+    private final Store store;
+
+    public BackupCatalog(Store store) {
+        this.store = store;
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    /** A complete backup: its name, data file and size, and our meta when we wrote it. */
+    public record Backup(BackupName name, String dataKey, long size, boolean encrypted, Optional<EtcdwrightBackupMeta> meta) {
+        public Instant time() {
+            return name.time();
+        }
+    }
+
+    /** What a write or delete cut short left: objects under a backup name without the meta that completes it. */
+    public record Incomplete(String name, List<StoredObject> objects) {
+    }
+
+    /**
+     * @param backups     complete backups, oldest first
+     * @param incomplete  leftovers of cut-short writes or deletes, for the operator to see and clean
+     * @param unrecognised top-level names that are neither backups nor etcd-manager's control/ (left alone)
+     */
+    public record Listing(List<Backup> backups, List<Incomplete> incomplete, List<String> unrecognised) {
+        public Optional<Backup> newest() {
+            return backups.isEmpty() ? Optional.empty() : Optional.of(backups.get(backups.size() - 1));
+        }
+    }
+
+    /** One GET per backup for our meta: the listing shows revisions and digests, not just names. */
+    public Listing list() throws IOException {
+        Map<String, List<StoredObject>> byDirectory = new LinkedHashMap<>();
+        List<String> unrecognised = new ArrayList<>();
+        for (StoredObject o : store.list("")) {
+            int slash = o.key().indexOf('/');
+            if (o.key().startsWith(BackupLayout.CONTROL_DIR)) {
+                continue;
+            }
+            if (slash < 0) {
+                unrecognised.add(o.key());
+                continue;
+            }
+            byDirectory.computeIfAbsent(o.key().substring(0, slash), d -> new ArrayList<>()).add(o);
+        }
+        List<Backup> backups = new ArrayList<>();
+        List<Incomplete> incomplete = new ArrayList<>();
+        for (Map.Entry<String, List<StoredObject>> e : byDirectory.entrySet()) {
+            Optional<BackupName> name = BackupName.parse(e.getKey());
+            if (name.isEmpty()) {
+                unrecognised.add(e.getKey() + "/");
+                continue;
+            }
+            Optional<StoredObject> data = file(e.getValue(), e.getKey(), BackupLayout.DATA_FILE)
+                    .or(() -> file(e.getValue(), e.getKey(), BackupLayout.ENCRYPTED_DATA_FILE));
+            boolean hasMeta = file(e.getValue(), e.getKey(), BackupLayout.ETCD_MANAGER_META_FILE).isPresent();
+            if (data.isEmpty() || !hasMeta) {
+                incomplete.add(new Incomplete(e.getKey(), List.copyOf(e.getValue())));
+                continue;
+            }
+            Optional<EtcdwrightBackupMeta> ours = file(e.getValue(), e.getKey(), BackupLayout.ETCDWRIGHT_META_FILE).isPresent()
+                    ? Optional.of(readOurs(name.get())) : Optional.empty();
+            backups.add(new Backup(name.get(), data.get().key(), data.get().size(),
+                    data.get().key().endsWith(BackupLayout.ENCRYPTED_DATA_FILE), ours));
+        }
+        backups.sort(Comparator.comparing(Backup::name));
+        return new Listing(List.copyOf(backups), List.copyOf(incomplete), List.copyOf(unrecognised));
+    }
+
+    private static Optional<StoredObject> file(List<StoredObject> objects, String dir, String file) {
+        String key = dir + "/" + file;
+        return objects.stream().filter(o -> o.key().equals(key)).findFirst();
+    }
+
+    /** A backup's metas: etcd-manager's always, ours when etcdwright wrote the backup. */
+    public record Meta(EtcdManagerMeta etcdManager, Optional<EtcdwrightBackupMeta> etcdwright) {
+    }
+
+    public Meta readMeta(BackupName backup) throws IOException {
+        String key = BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE);
+        EtcdManagerMeta etcdManager = EtcdManagerMeta.parse(store.describe() + key, read(key));
+        Optional<EtcdwrightBackupMeta> ours;
+        try {
+            ours = Optional.of(readOurs(backup));
+        } catch (NoSuchFileException e) {
+            ours = Optional.empty(); // written by etcd-manager
+        }
+        return new Meta(etcdManager, ours);
+    }
+
+    private EtcdwrightBackupMeta readOurs(BackupName backup) throws IOException {
+        String key = BackupLayout.key(backup, BackupLayout.ETCDWRIGHT_META_FILE);
+        return EtcdwrightBackupMeta.parse(store.describe() + key, read(key));
+    }
+
+    private byte[] read(String key) throws IOException {
+        try (InputStream in = store.open(key)) {
+            return in.readAllBytes();
+        }
+    }
+
+    /**
+     * Adds a backup: the data file, then our meta, then etcd-manager's meta, which makes it
+     * complete. A failure on the way leaves an incomplete backup that {@link #list()} reports.
+     */
+    public void add(BackupName backup, Path dataFile, EtcdManagerMeta etcdManager, EtcdwrightBackupMeta ours) throws IOException {
+        String data = ours.encrypted() ? BackupLayout.ENCRYPTED_DATA_FILE : BackupLayout.DATA_FILE;
+        store.put(BackupLayout.key(backup, data), dataFile);
+        store.put(BackupLayout.key(backup, BackupLayout.ETCDWRIGHT_META_FILE), ours.toBytes());
+        store.put(BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE), etcdManager.toBytes());
+    }
+
+    /** The name for a backup taken now, unique in this store: see {@link BackupLayout#nextName}. */
+    public BackupName nextName(Instant now) throws IOException {
+        Listing listing = list();
+        List<BackupName> names = new ArrayList<>();
+        listing.backups().forEach(b -> names.add(b.name()));
+        listing.incomplete().forEach(i -> BackupName.parse(i.name()).ifPresent(names::add));
+        return BackupLayout.nextName(now, names);
+    }
+
+    /**
+     * Deletes every object of a backup, etcd-manager's meta first: from then on the backup is no
+     * longer listed as complete, whatever happens to the rest. Works on incomplete ones too.
+     */
+    public void delete(String backupName) throws IOException {
+        if (backupName.isEmpty() || backupName.contains("/") || BackupName.parse(backupName).isEmpty()) {
+            throw new IllegalArgumentException("'" + backupName + "' is not a backup name (like 2026-11-24T20:15:03Z-000001)");
+        }
+        store.delete(backupName + "/" + BackupLayout.ETCD_MANAGER_META_FILE);
+        for (StoredObject o : store.list(backupName + "/")) {
+            store.delete(o.key());
+        }
+    }
+
+    public void writeClusterSpec(EtcdClusterSpec spec) throws IOException {
+        store.put(BackupLayout.CLUSTER_SPEC, spec.toBytes());
+    }
+
+    public Optional<EtcdClusterSpec> readClusterSpec() throws IOException {
+        try {
+            return Optional.of(EtcdClusterSpec.parse(store.describe() + BackupLayout.CLUSTER_SPEC, read(BackupLayout.CLUSTER_SPEC)));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    public void markClusterCreated(Instant at) throws IOException {
+        store.put(BackupLayout.CLUSTER_CREATED, new ClusterCreatedMarker(at).toBytes());
+    }
+
+    public Optional<ClusterCreatedMarker> clusterCreated() throws IOException {
+        try {
+            return Optional.of(ClusterCreatedMarker.parse(store.describe() + BackupLayout.CLUSTER_CREATED, read(BackupLayout.CLUSTER_CREATED)));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+}
