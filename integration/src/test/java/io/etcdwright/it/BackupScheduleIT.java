@@ -2,6 +2,13 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdwright.modules.backup.BackupCatalog;
+import io.etcdwright.modules.backup.EtcdManagerMeta;
+import io.etcdwright.modules.backup.EtcdwrightBackupMeta;
+import io.etcdwright.modules.backup.store.S3Settings;
+import io.etcdwright.modules.backup.store.S3Store;
+import io.etcdwright.modules.pki.CertificateAuthority;
+import io.etcdwright.modules.pki.KeyAlgorithm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -9,7 +16,11 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -38,6 +49,10 @@ class BackupScheduleIT {
     static Path spec;
     static Path specWithout;
     static int leader;
+    static S3Proxy s3proxy;
+    static CertificateAuthority recipient;
+    static Path credentials;
+    static Path specS3;
 
     @BeforeAll
     static void hosts() throws Exception {
@@ -66,6 +81,11 @@ class BackupScheduleIT {
 
     @AfterAll
     static void cleanUp() {
+        if (s3proxy != null) {
+            s3proxy.close();
+        }
+        System.clearProperty("aws.accessKeyId");
+        System.clearProperty("aws.secretAccessKey");
         Testbed.forgetWorkstationHome();
         Testbed.down();
     }
@@ -160,6 +180,14 @@ class BackupScheduleIT {
         assertTrue(meta.path("timestamp").isTextual(), "jsonpb writes int64 quoted");
         assertEquals("3.5.16", meta.path("etcdVersion").asText());
         assertEquals(3, meta.path("clusterSpec").path("memberCount").asInt());
+        // The workstation side reads what the hosts write: etcd-manager's meta byte for byte as
+        // its jsonpb writes it, ours with every field it requires.
+        String managerMeta = Testbed.ssh(leader, "cat " + dir + "/_etcd_backup.meta");
+        EtcdManagerMeta parsedMeta = EtcdManagerMeta.parse("host meta", managerMeta.getBytes(StandardCharsets.UTF_8));
+        assertEquals(managerMeta, parsedMeta.toJson());
+        EtcdwrightBackupMeta parsedOurs = EtcdwrightBackupMeta.parse("host meta",
+                Testbed.ssh(leader, "cat " + dir + "/etcdwright-backup.json").getBytes(StandardCharsets.UTF_8));
+        assertEquals("h" + leader, parsedOurs.takenFrom());
         JsonNode ours = JSON.readTree(Testbed.ssh(leader, "cat " + dir + "/etcdwright-backup.json"));
         assertEquals("etcdwright-backup/1", ours.path("format").asText());
         assertEquals(name, ours.path("name").asText());
@@ -272,6 +300,111 @@ class BackupScheduleIT {
 
     @Test
     @Order(7)
+    void scheduledBackupsReachS3FromTheLeaderOnlyEncryptedAndReadableByTheWorkstation() throws Exception {
+        s3proxy = S3Proxy.start(Testbed.bridgeAddress());
+        Path home = spec.getParent();
+        recipient = CertificateAuthority.generate("backup recipient", KeyAlgorithm.ECDSA_P256, Duration.ofDays(30), Clock.systemUTC());
+        Path recipientDir = Files.createDirectories(home.resolve("recipient"));
+        recipient.writeTo(recipientDir);
+        credentials = home.resolve("host-s3.env");
+        Files.writeString(credentials, "AWS_ACCESS_KEY_ID=" + s3proxy.accessKey() + "\nAWS_SECRET_ACCESS_KEY=" + s3proxy.secretKey() + "\n");
+        specS3 = home.resolve("sched-s3.yaml");
+        Files.writeString(specS3, Files.readString(specWithout) + """
+                backup:
+                  stores:
+                    - name: offsite
+                      type: s3
+                      bucket: %s
+                      endpoint: %s
+                      pathStyle: true
+                  encryption:
+                    recipients: [recipient/ca.crt]
+                  schedule:
+                    intervalMinutes: 1
+                    store: offsite
+                    credentialsFile: host-s3.env
+                """.formatted(S3Proxy.BUCKET, s3proxy.endpoint()));
+        Cli.Run plan = Cli.run("plan", "-i", inv, "-f", specS3.toString(), "--diff");
+        assertEquals(0, plan.exitCode(), plan.all());
+        assertFalse(plan.all().contains(s3proxy.secretKey()), "the hosts' secret is never shown");
+        assertTrue(plan.out().contains("credentials missing"), plan.out());
+        Cli.Run apply = Cli.run("apply", "-i", inv, "-f", specS3.toString(), "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+        assertFalse(apply.all().contains(s3proxy.secretKey()));
+        for (int h = 1; h <= 3; h++) {
+            assertEquals("600 root\n", Testbed.ssh(h, "stat -c '%a %U' /etc/etcdwright/backup/credentials"));
+            assertEquals(0, Testbed.sshStatus(h, "systemctl start etcdwright-backup.service"), "a run exits 0 on h" + h);
+            assertEquals(h == leader ? "success" : "not-leader", lastRun(h).path("result").asText(), "h" + h);
+        }
+        System.setProperty("aws.accessKeyId", s3proxy.accessKey());
+        System.setProperty("aws.secretAccessKey", s3proxy.secretKey());
+        try (S3Store store = new S3Store(new S3Settings(S3Proxy.BUCKET, "sched/", Optional.of(s3proxy.endpoint()),
+                Optional.empty(), true))) {
+            BackupCatalog.Listing listing = new BackupCatalog(store).list();
+            assertEquals(1, listing.backups().size(), listing.toString());
+            assertEquals(List.of(), listing.incomplete());
+            BackupCatalog.Backup backup = listing.backups().get(0);
+            assertTrue(backup.encrypted());
+            assertEquals("h" + leader, backup.meta().orElseThrow().takenFrom());
+
+            // Decrypted with the recipient's key, it is the snapshot the meta describes.
+            Path p7m = home.resolve("backup.p7m");
+            try (var in = store.open(backup.dataKey())) {
+                Files.copy(in, p7m);
+            }
+            Path gz = home.resolve("backup.gz");
+            Testbed.Result decrypt = Testbed.exec(List.of("openssl", "cms", "-decrypt", "-binary", "-inform", "DER", "-in",
+                    p7m.toString(), "-out", gz.toString(), "-recip", recipientDir.resolve("ca.crt").toString(),
+                    "-inkey", recipientDir.resolve("ca.key").toString()));
+            assertEquals(0, decrypt.exitCode(), decrypt.stderr());
+            byte[] db;
+            try (var in = new java.util.zip.GZIPInputStream(Files.newInputStream(gz))) {
+                db = in.readAllBytes();
+            }
+            String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(java.util.Arrays.copyOf(db, db.length - 32)));
+            assertEquals(backup.meta().get().dbSha256(), sha);
+
+            // The timer takes the next one by itself, still only on the leader.
+            long deadline = System.currentTimeMillis() + 150_000;
+            while (new BackupCatalog(store).list().backups().size() < 2 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(5_000);
+            }
+            BackupCatalog.Listing later = new BackupCatalog(store).list();
+            assertTrue(later.backups().size() >= 2, later.toString());
+            later.backups().forEach(b -> assertEquals("h" + leader, b.meta().orElseThrow().takenFrom()));
+        }
+    }
+
+    @Test
+    @Order(8)
+    void aWrongSecretFailsTheRunVisiblyAndLeavesNothingBehind() throws Exception {
+        Files.writeString(credentials, "AWS_ACCESS_KEY_ID=" + s3proxy.accessKey() + "\nAWS_SECRET_ACCESS_KEY=not-the-secret\n");
+        Cli.Run plan = Cli.run("plan", "-i", inv, "-f", specS3.toString());
+        assertTrue(plan.out().contains("credentials differs (by digest)"), plan.out());
+        assertEquals(0, Cli.run("apply", "-i", inv, "-f", specS3.toString(), "--yes").exitCode());
+        Testbed.ssh(leader, "systemctl stop etcdwright-backup.timer");
+        try (S3Store store = new S3Store(new S3Settings(S3Proxy.BUCKET, "sched/", Optional.of(s3proxy.endpoint()),
+                Optional.empty(), true))) {
+            int before = store.list("").size();
+            assertNotEquals(0, Testbed.sshStatus(leader, "systemctl start etcdwright-backup.service"));
+            JsonNode run = lastRun(leader);
+            assertEquals("failed", run.path("result").asText());
+            assertTrue(run.path("message").asText().contains("HTTP 403"), run.toString());
+            assertEquals(before, store.list("").size(), "no partial backup");
+        }
+        Cli.Run status = Cli.run("status", "-i", inv, "-f", specS3.toString());
+        assertTrue(status.out().contains("failed runs: 1") || status.out().contains("failed runs: 2"), status.out());
+        assertTrue(status.out().contains("last failure: failed while uploading"), status.out());
+        assertTrue(status.out().contains("HTTP 403"), status.out());
+        String journal = Testbed.ssh(leader, "journalctl -u etcdwright-backup.service --no-pager -o cat");
+        assertFalse(journal.contains("not-the-secret") || journal.contains(s3proxy.secretKey()), "no secret in the journal");
+        Testbed.ssh(leader, "systemctl start etcdwright-backup.timer");
+        s3proxy.close();
+    }
+
+    @Test
+    @Order(9)
     void removingTheScheduleRemovesTimerScriptConfigAndState() {
         Cli.Run apply = Cli.run("apply", "-i", inv, "-f", specWithout.toString(), "--yes");
         assertEquals(0, apply.exitCode(), apply.all());
