@@ -84,6 +84,10 @@ public record BackupFreshness(Optional<ScheduleHostFacts.Run> newest, int failed
 
     public static String describe(Duration d) {
         long minutes = d.toMinutes();
+        if (minutes < 10) {
+            // Near the limit of short intervals, whole minutes would read "2 min old, more than 2 min".
+            return d.toSecondsPart() == 0 ? minutes + " min" : minutes + " min " + d.toSecondsPart() + " s";
+        }
         if (minutes < 120) {
             return minutes + " min";
         }

@@ -150,7 +150,8 @@ public final class BackupScheduleModule implements MemberModule {
         return changed || said.contains("changed") ? Outcome.CHANGED : Outcome.OK;
     }
 
-    static Outcome removeAll(HostSession session) {
+    /** Disables the timer and removes everything a schedule installed; OK when nothing was there. */
+    public static Outcome removeAll(HostSession session) {
         List<String> args = new ArrayList<>(List.of(ScheduleLayout.TIMER, ScheduleLayout.SERVICE));
         args.addAll(ScheduleLayout.FILES);
         args.add(ScheduleLayout.CONF_DIR);
