@@ -281,6 +281,9 @@ write_status() { # result message [name size]
       cp -- "$STATE_DIR/last-run.json" "$STATE_DIR/.last-success.tmp"
       mv -f -- "$STATE_DIR/.last-success.tmp" "$STATE_DIR/last-success.json"
       echo 0 >"$STATE_DIR/failed-runs" ;;
+    not-leader)
+      # A follower did its part: its earlier failures (etcd down during a restart) are over.
+      echo 0 >"$STATE_DIR/failed-runs" ;;
     failed)
       local n=0
       [ -f "$STATE_DIR/failed-runs" ] && n=$(cat -- "$STATE_DIR/failed-runs")
