@@ -48,6 +48,18 @@ read_conf() {
   done <"$file"
 }
 
+# Values used as numbers or to pick code are checked first: bash arithmetic would evaluate an
+# expression (and run $(...) in an array index), and the store type names the functions called.
+check_conf() {
+  local k v
+  case ${CONF_STORE_TYPE:-} in directory | sftp | s3) ;; *) log "unknown store type '${CONF_STORE_TYPE:-}'"; return 1 ;; esac
+  for k in MEMBER_COUNT KEEP_ALL_FOR_HOURS HOURLY_FOR_DAYS DAILY_FOR_DAYS; do
+    v=CONF_$k
+    [[ ${!v:-} =~ ^[0-9]{1,6}$ ]] || { log "$k must be a number, not '${!v:-}'"; return 1; }
+  done
+  [ "$CONF_STORE_TYPE" != sftp ] || [[ ${CONF_SFTP_PORT:-} =~ ^[0-9]{1,5}$ ]] || { log "SFTP_PORT must be a number"; return 1; }
+}
+
 # Reads the S3 credentials file (AWS_ACCESS_KEY_ID=..., AWS_SECRET_ACCESS_KEY=..., optional
 # AWS_SESSION_TOKEN=...; 'export ' and surrounding quotes allowed) as data.
 read_credentials() {
@@ -326,6 +338,7 @@ main() {
   mkdir -p -- "$STATE_DIR"
   chmod 700 "$STATE_DIR"
   read_conf "$CONF_DIR/backup.conf"
+  check_conf
   trap on_exit EXIT
   WORK=$(mktemp -d "$STATE_DIR/run.XXXXXX")
 

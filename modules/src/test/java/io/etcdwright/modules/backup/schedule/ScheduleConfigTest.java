@@ -44,6 +44,24 @@ class ScheduleConfigTest {
     }
 
     @Test
+    void numbersAndTheStoreTypeAreCheckedBeforeUse(@TempDir Path dir) throws Exception {
+        String conf = ScheduleConfig.conf(s3("b", "p/"), new ScheduleConfig.Member("m1", "https://10.0.0.2:2379"));
+        Files.writeString(dir.resolve("good.conf"), conf);
+        Files.writeString(dir.resolve("bad.conf"), conf.replace("DAILY_FOR_DAYS=730", "DAILY_FOR_DAYS=a[$(touch PWNED-7)]"));
+        Files.writeString(dir.resolve("type.conf"), conf.replace("STORE_TYPE=s3", "STORE_TYPE=/tmp/x"));
+        BackupScript.Result r = BackupScript.run(dir, """
+                read_conf "$1/good.conf"; check_conf && echo good
+                read_conf "$1/bad.conf"; check_conf || echo bad-refused
+                read_conf "$1/type.conf"; check_conf || echo type-refused
+                """, "", dir.toString());
+        assertEquals(List.of("good", "bad-refused", "type-refused"), List.of(r.stdout().split("\n")), r.stderr());
+        assertTrue(r.stderr().contains("DAILY_FOR_DAYS must be a number"), r.stderr());
+        try (var files = Files.list(dir)) {
+            assertFalse(files.anyMatch(p -> p.getFileName().toString().startsWith("PWNED")));
+        }
+    }
+
+    @Test
     void aValueWithALineBreakIsRefusedNotWritten() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ScheduleConfig.checkStore(s3("bucket", "prefix/\nSTORE_TYPE=directory").store()));
