@@ -212,6 +212,12 @@ final class FactsFile {
         Map<String, String> rawByProbe = new LinkedHashMap<>();
         for (Probe<?> probe : probes.all()) {
             JsonNode out = raw.path(probe.name());
+            if (out.isMissingNode() && probe.outputWhenNotRecorded().isPresent()) {
+                // A probe added later (scheduled backups): the recording predates it.
+                rawByProbe.put(probe.name(), probe.outputWhenNotRecorded().get());
+                parsed.put(probe.name(), probe.parse(probe.outputWhenNotRecorded().get()));
+                continue;
+            }
             if (!out.isTextual()) {
                 throw problem(file, null, field + ".probes." + probe.name(), "is missing: the facts were recorded by an"
                         + " etcdwright without this probe; record them again");

@@ -43,7 +43,7 @@ final class PlanCommand implements Callable<Integer> {
             + " (by default one is taken to $ETCDWRIGHT_HOME/clusters/NAME/snapshots and verified).")
     boolean noSnapshot;
 
-    @Option(names = "--detailed-exitcode", description = "Exit 0 with no changes, 2 with changes, 1 on error.")
+    @Option(names = "--detailed-exitcode", description = "Exit 0 with no changes, 2 with changes or drift no step fixes (stale scheduled backups), 1 on error.")
     boolean detailedExitcode;
 
     @Option(names = "--facts", paramLabel = "FACTS", description = "Plan offline from facts recorded with"
@@ -87,7 +87,7 @@ final class PlanCommand implements Callable<Integer> {
                 out.println("Saved the plan to " + this.out + ". Run: etcdwright apply " + this.out);
             }
         }
-        return detailedExitcode && plan.hasChanges() ? Main.CHANGES : Main.OK;
+        return detailedExitcode && plan.differs() ? Main.CHANGES : Main.OK;
     }
 
     static Plan make(ClusterRun run, boolean snapshot, ConvergePlanner.Timeouts timeouts) {

@@ -31,8 +31,12 @@ final class PlanPrinter {
             });
             return;
         }
+        plan.drift().forEach(d -> {
+            out.println("drift: " + d.subject() + ": " + d.what() + ".");
+            out.println("    What to do: " + d.whatToDo() + ".");
+        });
         if (!plan.hasChanges()) {
-            out.println(noChanges);
+            out.println(plan.drift().isEmpty() ? noChanges : "No steps to apply; the drift above needs a person.");
             return;
         }
         String current = null;
@@ -81,6 +85,7 @@ final class PlanPrinter {
         doc.put("fingerprint", plan.fingerprint());
         doc.put("warnings", plan.warnings());
         doc.put("refusals", plan.refusals());
+        doc.put("drift", plan.drift());
         doc.put("steps", plan.steps());
         return Json.write(doc);
     }

@@ -26,10 +26,14 @@ import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
 @Command(name = "status", description = {"Members, leader, versions, sizes, raft state, health and certificate expiry, over mTLS.",
+        "With backup.schedule: the newest scheduled backup's age and failed runs, read from the members over SSH.",
         "Exits 0 when every member of the desired state is healthy, 1 otherwise (usable in monitoring and CI)."})
 final class StatusCommand implements Callable<Integer> {
     @Mixin
     InputOptions input;
+
+    @Mixin
+    ConnectionOptions connection;
 
     @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
     OutputFormat output;
@@ -68,6 +72,7 @@ final class StatusCommand implements Callable<Integer> {
         }
         boolean allHealthy = status.members().stream().allMatch(MemberStatus::healthy)
                 && status.members().size() == desired.members().size();
+        var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
         PrintWriter out = spec.commandLine().getOut();
         if (output == OutputFormat.json) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -75,11 +80,13 @@ final class StatusCommand implements Callable<Integer> {
             doc.put("cluster_id", status.clusterId().orElse(null));
             doc.put("healthy", allHealthy);
             doc.put("members", rows);
+            doc.put("backups", backups.orElse(null));
             out.println(Json.write(doc));
         } else {
             out.printf("cluster %s (id %s): %s%n", desired.spec().name(), status.clusterId().orElse("?"),
                     allHealthy ? "healthy" : "DEGRADED");
             text(rows).forEach(out::println);
+            backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
         }
         return allHealthy ? Main.OK : Main.ERROR;
     }

@@ -24,6 +24,14 @@ public interface Probe<T> {
         return java.util.List.of();
     }
 
+    /**
+     * What facts recorded before this probe existed are read as (their recording has no output
+     * for it); empty: such a recording is refused, and must be made again.
+     */
+    default java.util.Optional<String> outputWhenNotRecorded() {
+        return java.util.Optional.empty();
+    }
+
     /** Turns the raw output into facts. Pure: no I/O. */
     T parse(String output);
 }

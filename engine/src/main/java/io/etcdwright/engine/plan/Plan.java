@@ -16,16 +16,23 @@ import java.util.Set;
  * @param steps       in a valid execution order
  * @param refusals    every reason the plan cannot proceed; a refused plan has no steps
  * @param warnings    things the operator should know that are not steps
+ * @param drift       differences from the desired state no step fixes (stale scheduled backups);
+ *                    not part of the fingerprint: applying does nothing about them
  */
-public record Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings) {
+public record Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings, List<Drift> drift) {
     public Plan {
         steps = List.copyOf(steps);
         refusals = List.copyOf(refusals);
         warnings = List.copyOf(warnings);
+        drift = List.copyOf(drift);
         checkOrder(steps);
         if (!refusals.isEmpty() && !steps.isEmpty()) {
             throw new IllegalStateException("a refused plan has no steps: " + refusals);
         }
+    }
+
+    public Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings) {
+        this(subject, steps, refusals, warnings, List.of());
     }
 
     /** Nothing can be done safely: every reason is in {@link #refusals()}, and no step is planned. */
@@ -35,6 +42,11 @@ public record Plan(String subject, List<Step> steps, List<Refusal> refusals, Lis
 
     public boolean hasChanges() {
         return !steps.isEmpty();
+    }
+
+    /** Steps to run, or drift no step fixes: what {@code plan --detailed-exitcode} reports as 2. */
+    public boolean differs() {
+        return hasChanges() || !drift.isEmpty();
     }
 
     public boolean isRefused() {

@@ -12,6 +12,10 @@ import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
 import io.etcdwright.modules.backup.SafetySnapshot;
+import io.etcdwright.modules.backup.schedule.BackupFreshness;
+import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
+import io.etcdwright.modules.backup.schedule.ScheduleTarget;
+import io.etcdwright.modules.backup.schedule.ScheduleTools;
 import io.etcdwright.modules.cluster.HostPreparation.Prepared;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.install.ReleaseCache;
@@ -60,14 +64,24 @@ public final class ConvergePlanner {
      * @param snapshotDir  where a verified snapshot is taken before a membership change or a minor
      *                     upgrade; empty when the operator said --no-snapshot
      * @param pendingStops removed members' hosts whose etcd is still to be stopped (an interrupted apply)
+     * @param now          when it is planned: how old the newest scheduled backup is
      */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                          Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
                          Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
-                         Timeouts timeouts) {
+                         Timeouts timeouts, java.time.Instant now) {
         public Inputs {
             facts = Map.copyOf(facts);
             unreachable = Map.copyOf(unreachable);
+        }
+
+        /** Planned now. */
+        public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                      Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
+                      Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
+                      Timeouts timeouts) {
+            this(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
+                    java.time.Instant.now());
         }
     }
 
@@ -108,6 +122,9 @@ public final class ConvergePlanner {
         if (!refusals.isEmpty()) {
             return Plan.refused(spec.name(), refusals, warnings); // without their facts, nothing else can be judged
         }
+        ScheduleTarget.Resolved schedule = ScheduleTarget.resolve(in.desired());
+        refusals.addAll(schedule.refusals());
+        schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
         VersionChange version = versionChange(refusals);
         if (!refusals.isEmpty()) {
@@ -118,7 +135,7 @@ public final class ConvergePlanner {
         Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::joiners).orElse(Map.of());
 
         List<Step> pki = workstationPki();
-        Map<String, Prepared> prepared = prepareHosts(pki, joiners);
+        Map<String, Prepared> prepared = prepareHosts(pki, joiners, new BackupScheduleModule(schedule.target()));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
         boolean risky = membership.isPresent() || version instanceof VersionChange.MinorUpgrade;
         if (risky) {
@@ -136,7 +153,8 @@ public final class ConvergePlanner {
         if (version instanceof VersionChange.MinorUpgrade upgrade && !last.isEmpty()) {
             awaitClusterVersion(upgrade, last);
         }
-        return new Plan(spec.name(), steps, List.of(), warnings);
+        return new Plan(spec.name(), steps, List.of(), warnings,
+                schedule.target().map(t -> BackupFreshness.drift(t, in.facts(), in.now())).orElse(List.of()));
     }
 
     private void unreachableHosts(List<Refusal> refusals) {
@@ -161,8 +179,12 @@ public final class ConvergePlanner {
         return pki;
     }
 
-    /** Each member's host, brought to the spec by the modules in order ({@link HostPreparation}). */
-    private Map<String, Prepared> prepareHosts(List<Step> pki, Map<String, List<EtcdConfigFile.Peer>> joiners) {
+    /**
+     * Each member's host, brought to the spec by the modules in order ({@link HostPreparation}),
+     * the backup schedule last: its script runs the etcdctl the install links and the admin certificate.
+     */
+    private Map<String, Prepared> prepareHosts(List<Step> pki, Map<String, List<EtcdConfigFile.Peer>> joiners,
+                                               BackupScheduleModule backups) {
         String token = existingToken().orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
                 .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
@@ -170,7 +192,7 @@ public final class ConvergePlanner {
                 m -> {
                     boolean joining = joiners.containsKey(m.name());
                     return new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token);
-                }, steps);
+                }, List.of(backups), steps);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.etcdwright.modules.cluster;
 import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.facts.HostFacts;
 import io.etcdwright.engine.facts.SystemFacts;
+import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 import io.etcdwright.modules.config.HostSetupFacts;
 import io.etcdwright.modules.install.InstallFacts;
 import io.etcdwright.modules.membership.MemberFacts;
@@ -12,12 +13,22 @@ import java.util.Map;
 
 /** One host's facts, typed, as the etcd modules read them. */
 public record EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
-                            Map<String, FileState> files, ServiceFacts service, MemberFacts member) {
+                            Map<String, FileState> files, ServiceFacts service, MemberFacts member,
+                            ScheduleHostFacts schedule) {
+
+    /** Facts without the scheduled backups' (nothing known of them). */
+    public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
+                         Map<String, FileState> files, ServiceFacts service, MemberFacts member) {
+        this(host, system, install, setup, files, service, member, ScheduleHostFacts.PROBE.parse(""));
+    }
 
     public static EtcdHostFacts from(HostFacts facts, EtcdProbes probes) {
+        Map<String, FileState> files = new java.util.LinkedHashMap<>(facts.get(probes.files()));
+        files.putAll(facts.get(probes.backupFiles()));
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),
-                facts.get(probes.files()), facts.get(ServiceFacts.PROBE), facts.get(probes.member()));
+                java.util.Collections.unmodifiableMap(files), facts.get(ServiceFacts.PROBE), facts.get(probes.member()),
+                facts.get(ScheduleHostFacts.PROBE));
     }
 
     public FileState file(String path) {

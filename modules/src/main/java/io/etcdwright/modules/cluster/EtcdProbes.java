@@ -1,6 +1,10 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.facts.FilesProbe;
+import io.etcdwright.engine.facts.LaterProbe;
+import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
+import io.etcdwright.modules.backup.schedule.ScheduleLayout;
 import io.etcdwright.engine.facts.Probe;
 import io.etcdwright.engine.facts.SystemFacts;
 import io.etcdwright.modules.EtcdLayout;
@@ -13,11 +17,17 @@ import io.etcdwright.modules.service.ServiceFacts;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Every module's probes for one layout: all of them run in the single facts script of a host. */
 public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, FilesProbe files,
-                         Probe<MemberFacts> member) {
+                         Probe<MemberFacts> member, Probe<Map<String, FileState>> backupFiles) {
+
+    /** The scheduled backups' files: their own probe, so facts recorded before it still load. */
+    private static final Probe<Map<String, FileState>> BACKUP_FILES = new LaterProbe<>(
+            new FilesProbe("backup_files", ScheduleLayout.FILES, Set.copyOf(ScheduleLayout.READABLE)), "");
+
 
     public static EtcdProbes of(EtcdLayout layout) {
         List<String> paths = new ArrayList<>();
@@ -29,15 +39,16 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
         Set<String> readable = new HashSet<>(List.of(EtcdLayout.CONFIG_FILE, EtcdLayout.UNIT_FILE));
         readable.addAll(HostCertificates.certPaths());
         return new EtcdProbes(layout, HostSetupFacts.probe(layout), new FilesProbe("etcd_files", paths, readable),
-                MemberFacts.probe(layout));
+                MemberFacts.probe(layout), BACKUP_FILES);
     }
 
     /** The same probes, the member probe asking the cluster-wide questions on every host. */
     public EtcdProbes askingEveryMember() {
-        return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout));
+        return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout), backupFiles);
     }
 
     public List<Probe<?>> all() {
-        return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member);
+        return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
+                ScheduleHostFacts.PROBE);
     }
 }

@@ -47,13 +47,16 @@ public final class HostPreparation {
      *
      * @param pkiSteps  the workstation's CA and client certificate steps, which certificates wait for
      * @param bootstrap how each member starts (its config's initial cluster, state and token)
+     * @param after     modules that come after etcd's own (the backup schedule), in order
      * @return each host's {@link Prepared}, by host name, in the spec's member order
      */
     public static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                                              ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps,
-                                             Function<Member, MemberContext.Bootstrap> bootstrap, List<Step> steps) {
-        List<MemberModule> modules = List.of(new HostSetupModule(), new InstallModule(releases),
-                new CertificatesModule(pki, pkiSteps), new ConfigFileModule(), new UnitModule());
+                                             Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
+                                             List<Step> steps) {
+        List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule(), new InstallModule(releases),
+                new CertificatesModule(pki, pkiSteps), new ConfigFileModule(), new UnitModule()));
+        modules.addAll(after);
         Map<String, Prepared> prepared = new LinkedHashMap<>();
         for (Member m : desired.members()) {
             EtcdHostFacts f = facts.get(m.host().name());

@@ -6,6 +6,7 @@ import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.ssh.SshException;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.EtcdAdminException;
@@ -166,6 +167,11 @@ final class MembershipSteps {
                 .does(ctx -> {
                     try {
                         Outcome outcome = ServiceSteps.stopAndDisable(ctx.session(), within);
+                        // Its backup timer would fail at every tick against a stopped member.
+                        if (BackupScheduleModule.removeAll(ctx.session()) == Outcome.CHANGED) {
+                            outcome = Outcome.CHANGED;
+                            ctx.note("its scheduled backups were removed");
+                        }
                         pending.done(host);
                         ctx.note(outcome == Outcome.OK ? "etcd was stopped and disabled already"
                                 : "etcd stopped and disabled; delete its data with 'etcdwright destroy --wipe-data' and an"

@@ -107,9 +107,10 @@ public final class RestorePlanner {
         List<EtcdConfigFile.Peer> everyone = members.stream().map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
         // The config carries the restore's token and the whole membership as a new cluster would:
         // etcd reads them only when it starts without data, so they describe the restored cluster
-        // truthfully and the next apply keeps the token.
+        // truthfully and the next apply keeps the token. The backup schedule is left to that apply:
+        // a restore changes what etcd serves, not how the members take backups.
         Map<String, HostPreparation.Prepared> prepared = HostPreparation.plan(in.desired(), in.layout(), in.facts(),
-                in.pki(), in.releases(), pki, m -> new MemberContext.Bootstrap(everyone, false, token), steps);
+                in.pki(), in.releases(), pki, m -> new MemberContext.Bootstrap(everyone, false, token), List.of(), steps);
 
         List<Step> staged = stage(tool, prepared);
         List<Step> stops = stopAll(concat(staged, pki));

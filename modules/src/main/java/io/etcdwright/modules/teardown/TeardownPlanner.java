@@ -6,6 +6,8 @@ import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
+import io.etcdwright.modules.backup.schedule.ScheduleLayout;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.data.DataDirWipe;
 
@@ -57,12 +59,25 @@ public final class TeardownPlanner {
         for (EtcdHostFacts f : facts.values()) {
             String host = f.host();
             List<Step> after = new ArrayList<>();
+            // First the backup timer: a tick during teardown would fail, and one after it forever.
+            boolean backupsPresent = f.schedule().timerEnabled() || f.schedule().timerActive()
+                    || ScheduleLayout.FILES.stream().anyMatch(p -> f.file(p).exists());
+            if (backupsPresent) {
+                Step backups = Step.on(host, "teardown", "backup-schedule").kind(ChangeKind.DELETE)
+                        .summary("remove scheduled backups (" + ScheduleLayout.TIMER + ", script, configuration, credentials)")
+                        .reason("installed")
+                        .observed("timer enabled=" + f.schedule().timerEnabled() + " active=" + f.schedule().timerActive())
+                        .does(ctx -> BackupScheduleModule.removeAll(ctx.session()));
+                steps.add(backups);
+                after.add(backups);
+            }
             boolean unitPresent = f.file(EtcdLayout.UNIT_FILE).exists() || f.service().running() || f.service().enabled();
             if (unitPresent) {
                 Step stop = Step.on(host, "teardown", "service").kind(ChangeKind.DELETE)
                         .summary("stop and remove " + EtcdLayout.UNIT)
                         .reason(f.service().running() ? "running" : "installed")
                         .observed(f.service().toString())
+                        .after(after)
                         .does(ctx -> {
                             return outcome(ctx.session().run(STOP_AND_REMOVE_UNIT).orThrow(host).stdout());
                         });

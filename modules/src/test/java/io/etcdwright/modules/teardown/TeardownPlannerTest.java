@@ -40,6 +40,23 @@ class TeardownPlannerTest {
     }
 
     @Test
+    void theBackupTimerGoesFirstSoNoTickRunsAgainstAHalfRemovedMember() {
+        EtcdHostFacts f = withData("h1");
+        EtcdHostFacts scheduled = new EtcdHostFacts("h1", f.system(), f.install(), f.setup(),
+                Map.of(EtcdLayout.UNIT_FILE, new io.etcdwright.engine.facts.FileState(EtcdLayout.UNIT_FILE, true, "x", "644",
+                        "root", "root", 1, Optional.empty())), new ServiceFacts("active", true, 0, true, 1, false), f.member(),
+                io.etcdwright.modules.backup.schedule.ScheduleHostFacts.PROBE.parse(
+                        "probed=1\ntimer_UnitFileState=enabled\ntimer_ActiveState=active\n"));
+        Plan plan = TeardownPlanner.plan("c", Map.of("h1", scheduled), Map.of(), EtcdLayout.DEFAULT, false);
+        assertEquals("h1/backup-schedule", plan.steps().get(0).id());
+        Step unit = plan.steps().get(1);
+        assertEquals("stop and remove etcd.service", unit.summary());
+        assertEquals(List.of("h1/backup-schedule"), unit.after());
+        assertTrue(TeardownPlanner.plan("c", Map.of("h1", withData("h1")), Map.of(), EtcdLayout.DEFAULT, false).steps().stream()
+                .noneMatch(s -> s.id().contains("backup")), "nothing to remove without a schedule");
+    }
+
+    @Test
     void aSystemDirectoryAsDataDirIsFlaggedWhenPlanning() {
         Plan plan = TeardownPlanner.plan("c", Map.of("h1", withData("h1")), Map.of(), new EtcdLayout("/usr", 2379, 2380), true);
         assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("h1: data dir /usr will not be deleted: /usr is a system directory")),
