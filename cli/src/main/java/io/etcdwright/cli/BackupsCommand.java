@@ -100,7 +100,7 @@ final class BackupsCommand implements Callable<Integer> {
                 for (BackupCatalog.Backup b : listing.backups()) {
                     Optional<EtcdwrightBackupMeta> m = b.meta();
                     out.printf(Locale.ROOT, "  %-28s %10s %10s %8s %-8s %7s %s%n", b.name(), TransferProgress.size(b.size()),
-                            m.map(x -> Long.toString(x.revision())).orElse("-"), m.map(x -> Long.toString(x.keyCount())).orElse("-"),
+                            m.map(x -> Long.toString(x.revision())).orElse("-"), m.filter(x -> x.keyCount() >= 0).map(x -> Long.toString(x.keyCount())).orElse("-"),
                             m.map(EtcdwrightBackupMeta::etcdVersion).orElse("-"),
                             m.map(x -> Integer.toString(x.memberCount())).orElse("-"), b.encrypted() ? "yes" : "no");
                 }

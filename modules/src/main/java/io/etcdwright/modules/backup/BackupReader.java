@@ -74,7 +74,7 @@ public final class BackupReader {
                 if (ours.revision() != status.revision()) {
                     mismatches.add("revision " + status.revision() + " where its meta says " + ours.revision());
                 }
-                if (ours.keyCount() != status.liveKeys()) {
+                if (ours.keyCount() >= 0 && ours.keyCount() != status.liveKeys()) {
                     mismatches.add(status.liveKeys() + " keys where its meta says " + ours.keyCount());
                 }
             });

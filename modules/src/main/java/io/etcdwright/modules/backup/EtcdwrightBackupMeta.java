@@ -22,7 +22,7 @@ import java.util.Objects;
  * @param formatVersion     of this file; a reader refuses a newer one instead of misreading it
  * @param clusterName       the spec's cluster name
  * @param revision          etcd's revision the snapshot holds
- * @param keyCount          keys in the snapshot
+ * @param keyCount          keys a client sees in the snapshot; -1 when a scheduled backup could not count them
  * @param dbSize            bytes of the snapshot (the db file)
  * @param dbSha256          hex sha256 of the snapshot, checked after a download
  * @param compressedSize    bytes of the data file in the store

@@ -401,7 +401,15 @@ main() {
     snap_status=$(ETCDCTL_API=3 "$CONF_ETCD_BIN_DIR/etcdctl" snapshot status -w json "$snap")
   fi
   revision=$(json_number revision "$snap_status")
-  keys=$(json_number totalKey "$snap_status")
+  # The keys a client sees at the snapshot's revision (etcdutl's totalKey counts every revision
+  # of every key); -1 when that revision was compacted meanwhile, and the meta says unknown.
+  local counted
+  if counted=$(etcdctl_local get "" --prefix --count-only --rev="$revision" -w json 2>/dev/null); then
+    keys=$(json_number count "$counted")
+  else
+    keys=-1
+    log "cannot count the keys at revision $revision (compacted meanwhile?); the backup records them as unknown"
+  fi
 
   STAGE="compressing the snapshot"
   local object=etcd.backup.gz data=$WORK/etcd.backup.gz encrypted=false recipients=''
@@ -416,7 +424,8 @@ main() {
     for c in "$WORK"/recipient-*.pem; do
       [ -f "$c" ] || continue
       certs+=("$c")
-      recipients+="${recipients:+,}$(json_string "$(openssl x509 -in "$c" -outform DER | sha256sum | cut -d' ' -f1)")"
+      # The sha256 of the public key (SubjectPublicKeyInfo), as the workstation writes it.
+      recipients+="${recipients:+,}$(json_string "sha256:$(openssl x509 -in "$c" -noout -pubkey | openssl pkey -pubin -outform DER | sha256sum | cut -d' ' -f1)")"
     done
     [ "${#certs[@]}" -gt 0 ] || { log "no recipient certificate in $CONF_DIR/recipients.pem"; return 1; }
     openssl cms -encrypt -aes-256-gcm -binary -stream -outform DER -in "$data" -out "$data.p7m" "${certs[@]}"
@@ -429,22 +438,22 @@ main() {
   STAGE="writing the meta files"
   printf '{\n  "etcdVersion": %s,\n  "timestamp": "%s",\n  "clusterSpec": {\n    "memberCount": %s,\n    "etcdVersion": %s\n  }\n}' \
     "$(json_string "$version")" "$epoch" "$CONF_MEMBER_COUNT" "$(json_string "$version")" >"$WORK/_etcd_backup.meta"
-  # Both spellings of each field: the brief's (format, cluster, keys, objectSize...) and the
-  # workstation reader's (formatVersion, clusterName, keyCount, compressedSize...).
-  printf '{"format":"etcdwright-backup/1","formatVersion":1,"cluster":%s,"clusterName":%s,"name":%s,"takenAt":%s,"takenBy":"schedule","member":%s,"takenFrom":%s,"etcdVersion":%s,"memberCount":%s,"revision":%s,"keys":%s,"keyCount":%s,"dbSize":%s,"dbSha256":"%s","objectSize":%s,"compressedSize":%s,"object":"%s","encrypted":%s,"recipients":[%s]}\n' \
-    "$(json_string "$CONF_CLUSTER")" "$(json_string "$CONF_CLUSTER")" "$(json_string "$NAME")" "$(json_string "$taken_at")" \
-    "$(json_string "$CONF_MEMBER")" "$(json_string "$CONF_MEMBER")" "$(json_string "$version")" "$CONF_MEMBER_COUNT" \
-    "${revision:-0}" "${keys:-0}" "${keys:-0}" "$db_size" "$db_sha" "$object_size" "$object_size" "$object" \
-    "$encrypted" "$recipients" >"$WORK/etcdwright-backup.json"
+  # The workstation's reader (EtcdwrightBackupMeta) reads these names; takenBy and object are
+  # extra, for people reading the file.
+  printf '{"formatVersion":1,"clusterName":%s,"takenAt":%s,"takenBy":"schedule","takenFrom":%s,"etcdVersion":%s,"memberCount":%s,"revision":%s,"keyCount":%s,"dbSize":%s,"dbSha256":"%s","compressedSize":%s,"object":"%s","encrypted":%s,"recipients":[%s]}\n' \
+    "$(json_string "$CONF_CLUSTER")" "$(json_string "$taken_at")" "$(json_string "$CONF_MEMBER")" \
+    "$(json_string "$version")" "$CONF_MEMBER_COUNT" "${revision:-0}" "${keys:--1}" "$db_size" "$db_sha" "$object_size" \
+    "$object" "$encrypted" "$recipients" >"$WORK/etcdwright-backup.json"
 
   STAGE="uploading $NAME/$object to the $CONF_STORE_TYPE store"
   UPLOADED+=("$NAME/$object")
   store_put "$data" "$NAME/$object"
   STAGE="uploading the meta files of $NAME"
-  UPLOADED+=("$NAME/_etcd_backup.meta")
-  store_put "$WORK/_etcd_backup.meta" "$NAME/_etcd_backup.meta"
+  # etcd-manager's meta last: it is what makes a backup complete, for both tools.
   UPLOADED+=("$NAME/etcdwright-backup.json")
   store_put "$WORK/etcdwright-backup.json" "$NAME/etcdwright-backup.json"
+  UPLOADED+=("$NAME/_etcd_backup.meta")
+  store_put "$WORK/_etcd_backup.meta" "$NAME/_etcd_backup.meta"
   UPLOADED=() # complete: a failure from here on must not remove it
   log "backup $NAME ($object_size bytes, revision ${revision:-?}) written to the $CONF_STORE_TYPE store"
   write_status success "backup $NAME written" "$NAME" "$object_size"
