@@ -415,6 +415,51 @@ class BackupScheduleIT {
 
     @Test
     @Order(9)
+    void scheduledBackupsReachAnSftpStoreWithTheHostsOwnKeyFromTheLeaderOnly() throws Exception {
+        Path home = spec.getParent();
+        Path key = home.resolve("host-sftp.key");
+        Testbed.Result keygen = Testbed.exec(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "etcd-backups",
+                "-f", key.toString()));
+        assertEquals(0, keygen.exitCode(), keygen.stderr());
+        // The store's host lets the members' own key in; the workstation keeps its own.
+        Testbed.ssh(1, "echo '" + Files.readString(home.resolve("host-sftp.key.pub")).strip() + "' >> /root/.ssh/authorized_keys");
+        Path specSftp = home.resolve("sched-sftp.yaml");
+        Files.writeString(specSftp, Files.readString(specWithout) + """
+                backup:
+                  stores:
+                    - {name: vault, type: sftp, host: h1, path: /srv/sched-sftp}
+                  schedule:
+                    intervalMinutes: 1
+                    store: vault
+                    credentialsFile: host-sftp.key
+                """);
+        Cli.Run apply = Cli.run("apply", "-i", inv, "-f", specSftp.toString(), "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+        assertFalse(apply.all().contains(Files.readString(key).lines().skip(1).findFirst().orElseThrow()), "no key in the output");
+        for (int h = 1; h <= 3; h++) {
+            Testbed.ssh(h, "systemctl stop etcdwright-backup.timer");
+        }
+        for (int h = 1; h <= 3; h++) {
+            assertEquals(0, Testbed.sshStatus(h, "systemctl start etcdwright-backup.service"), "a run exits 0 on h" + h);
+            assertEquals(h == leader ? "success" : "not-leader", lastRun(h).path("result").asText(), "h" + h);
+        }
+        String stored = Testbed.ssh(1, "cd /srv/sched-sftp && find . -type f | sort").strip();
+        assertEquals(3, stored.lines().count(), stored);
+        assertTrue(stored.contains("/etcd.backup.gz") && stored.contains("/_etcd_backup.meta"), stored);
+        assertEquals("0", Testbed.ssh(1, "find /srv/sched-sftp -name '*.part' | wc -l").strip());
+        Cli.Run verify = Cli.run("backups", "verify", "-i", inv, "-f", specSftp.toString());
+        assertEquals(0, verify.exitCode(), verify.all());
+        Cli.Run list = Cli.run("backups", "list", "-i", inv, "-f", specSftp.toString(), "-o", "json");
+        JsonNode backups = JSON.readTree(list.out()).path("backups");
+        assertEquals(1, backups.size(), list.out());
+        assertEquals("h" + leader, backups.get(0).path("taken_from").asText());
+        for (int h = 1; h <= 3; h++) {
+            Testbed.ssh(h, "systemctl start etcdwright-backup.timer");
+        }
+    }
+
+    @Test
+    @Order(10)
     void removingTheScheduleRemovesTimerScriptConfigAndState() {
         Cli.Run apply = Cli.run("apply", "-i", inv, "-f", specWithout.toString(), "--yes");
         assertEquals(0, apply.exitCode(), apply.all());

@@ -404,8 +404,10 @@ main() {
   # The keys a client sees at the snapshot's revision (etcdutl's totalKey counts every revision
   # of every key); -1 when that revision was compacted meanwhile, and the meta says unknown.
   local counted
-  if counted=$(etcdctl_local get "" --prefix --count-only --rev="$revision" -w json 2>/dev/null); then
+  # (a range's count is the whole range's, whatever --limit returns; --count-only needs -w fields)
+  if counted=$(etcdctl_local get "" --prefix --keys-only --limit=1 --rev="$revision" -w json 2>/dev/null); then
     keys=$(json_number count "$counted")
+    keys=${keys:-0} # protobuf's JSON leaves a zero count out
   else
     keys=-1
     log "cannot count the keys at revision $revision (compacted meanwhile?); the backup records them as unknown"
