@@ -406,8 +406,9 @@ main() {
   local counted
   # (a range's count is the whole range's, whatever --limit returns; --count-only needs -w fields)
   if counted=$(etcdctl_local get "" --prefix --keys-only --limit=1 --rev="$revision" -w json 2>/dev/null); then
-    keys=$(json_number count "$counted")
-    keys=${keys:-0} # protobuf's JSON leaves a zero count out
+    # protobuf's JSON leaves a zero count out (and grep finding nothing must not end the run)
+    keys=$(json_number count "$counted" || true)
+    keys=${keys:-0}
   else
     keys=-1
     log "cannot count the keys at revision $revision (compacted meanwhile?); the backup records them as unknown"
