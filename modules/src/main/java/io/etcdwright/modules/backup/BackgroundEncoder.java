@@ -4,41 +4,61 @@ import io.etcdwright.modules.backup.crypto.BackupEncryption;
 import io.etcdwright.modules.backup.crypto.Recipients;
 
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * Compresses (and encrypts) a snapshot on a thread of its own while it is still arriving: what
- * is written here is queued (at most {@value #QUEUE_CHUNKS} chunks, so memory stays bounded
- * and a slow compressor slows the download rather than filling the heap) and encoded into the
- * object file. A backup then takes about as long as the slower of the two, not their sum.
+ * Compresses (and encrypts) a snapshot while it is still arriving, on threads of their own, so a
+ * backup takes about as long as the slower of download and compression, not their sum.
  *
- * <p>gzip first, then CMS when encrypting, so an unencrypted backup is a plain .gz anyone can
- * gunzip. zlib's level 1: a snapshot is mostly free pages and repeated keys, which level 1
- * takes to nearly the size of level 6 at two to three times the speed.
+ * <p>The stream is cut into {@value #BLOCK_SIZE}-byte blocks, each compressed on its own as one
+ * gzip member by a small pool (compression is the costliest part of a backup), and the members
+ * are written in order. Concatenated members are one valid gzip file (RFC 1952): {@code gunzip},
+ * Go's {@code gzip.Reader} (etcd-manager) and Java's {@code GZIPInputStream} read them as one
+ * stream, as they read what {@code pigz} writes. At most {@value #IN_FLIGHT} blocks are in
+ * flight, so memory stays bounded and a slow compressor slows the download rather than filling
+ * the heap. Then CMS encryption when there are recipients, so an unencrypted backup is a plain
+ * .gz anyone can gunzip. zlib's level 1: a snapshot is mostly free pages and repeated keys, which
+ * level 1 takes to nearly the size of level 6 at two to three times the speed.
  */
 public final class BackgroundEncoder extends OutputStream {
-    private static final int QUEUE_CHUNKS = 64;
-    private static final byte[] END = new byte[0];
+    private static final int BLOCK_SIZE = 4 << 20;
+    private static final int IN_FLIGHT = 4;
+    private static final Future<byte[]> END = CompletableFuture.completedFuture(new byte[0]);
 
-    private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUE_CHUNKS);
-    private final Thread thread;
+    private final ExecutorService compressors;
+    private final BlockingQueue<Future<byte[]>> ordered = new ArrayBlockingQueue<>(IN_FLIGHT);
+    private final Thread writer;
     private volatile Throwable failure;
+    private byte[] block = new byte[BLOCK_SIZE];
+    private int filled;
+    private boolean anyBlock;
     private boolean closed;
 
     private BackgroundEncoder(Path object, Optional<Recipients> recipients) {
-        thread = new Thread(() -> encode(object, recipients), "backup-encoder");
-        thread.setDaemon(true);
-        thread.start();
+        int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        compressors = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "backup-compressor");
+            t.setDaemon(true);
+            return t;
+        });
+        writer = new Thread(() -> writeInOrder(object, recipients), "backup-writer");
+        writer.setDaemon(true);
+        writer.start();
     }
 
     /** Starts encoding into {@code object}, which must exist (created 0600 by the caller). */
@@ -46,16 +66,18 @@ public final class BackgroundEncoder extends OutputStream {
         return new BackgroundEncoder(object, recipients);
     }
 
-    private void encode(Path object, Optional<Recipients> recipients) {
+    private void writeInOrder(Path object, Optional<Recipients> recipients) {
         try (OutputStream file = new BufferedOutputStream(Files.newOutputStream(object), 1 << 16);
-             OutputStream encrypted = recipients.isPresent() ? BackupEncryption.encrypting(file, recipients.get()) : file;
-             OutputStream gzip = new FastGzip(encrypted)) {
-            for (byte[] chunk = queue.take(); chunk != END; chunk = queue.take()) {
-                gzip.write(chunk);
+             OutputStream out = recipients.isPresent() ? BackupEncryption.encrypting(file, recipients.get()) : file) {
+            for (Future<byte[]> member = ordered.take(); member != END; member = ordered.take()) {
+                out.write(member.get());
             }
+        } catch (ExecutionException e) {
+            failure = e.getCause();
+            ordered.clear();
         } catch (Throwable e) {
             failure = e;
-            queue.clear(); // unblock a writer waiting for room
+            ordered.clear(); // unblock a writer waiting for room
         }
     }
 
@@ -66,16 +88,45 @@ public final class BackgroundEncoder extends OutputStream {
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-        if (len == 0) {
-            return;
-        }
         failIfFailed();
+        while (len > 0) {
+            int n = Math.min(len, BLOCK_SIZE - filled);
+            System.arraycopy(b, off, block, filled, n);
+            filled += n;
+            off += n;
+            len -= n;
+            if (filled == BLOCK_SIZE) {
+                submitBlock();
+            }
+        }
+    }
+
+    private void submitBlock() throws IOException {
+        byte[] full = block;
+        int length = filled;
+        anyBlock = true;
+        block = new byte[BLOCK_SIZE];
+        filled = 0;
+        enqueue(compressors.submit(() -> gzipMember(full, length)));
+    }
+
+    private void enqueue(Future<byte[]> member) throws IOException {
         try {
-            queue.put(Arrays.copyOfRange(b, off, off + len));
+            while (!ordered.offer(member, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                failIfFailed();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while compressing the snapshot");
         }
+    }
+
+    private static byte[] gzipMember(byte[] data, int length) throws IOException {
+        ByteArrayOutputStream compressed = new ByteArrayOutputStream(length / 2 + 1024);
+        try (GZIPOutputStream gzip = new FastGzip(compressed)) {
+            gzip.write(data, 0, length);
+        }
+        return compressed.toByteArray();
     }
 
     /** Waits until everything written is encoded and the object file is closed. */
@@ -86,14 +137,18 @@ public final class BackgroundEncoder extends OutputStream {
         }
         closed = true;
         try {
-            while (thread.isAlive() && !queue.offer(END, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                failIfFailed();
+            // The last, partial block; and an empty stream still ends as one (empty) gzip member: a valid .gz.
+            if (filled > 0 || !anyBlock) {
+                submitBlock();
             }
-            thread.join();
+            enqueue(END);
+            writer.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            thread.interrupt();
+            writer.interrupt();
             throw new InterruptedIOException("interrupted while compressing the snapshot");
+        } finally {
+            compressors.shutdownNow();
         }
         failIfFailed();
     }
@@ -101,9 +156,10 @@ public final class BackgroundEncoder extends OutputStream {
     /** Stops encoding without finishing: the object file is incomplete and the caller removes it. */
     public void abandon() {
         closed = true;
-        thread.interrupt();
+        compressors.shutdownNow();
+        writer.interrupt();
         try {
-            thread.join(5000);
+            writer.join(5000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -55,13 +55,16 @@ final class Decryption {
         byte[] keyId = KeyIds.subjectKeyId(publicKey);
         List<RecipientInformation> all = new ArrayList<>(parser.getRecipientInfos().getRecipients());
         List<RecipientInformation> candidates = candidates(all, key, keyId, holder(certificate));
-        CMSException lastFailure = null;
+        Exception lastFailure = null;
         for (RecipientInformation candidate : candidates) {
             try {
                 InputStream content = candidate.getContentStream(recipient(candidate, key)).getContentStream();
                 return new DecryptingStream(content, in);
-            } catch (CMSException e) {
+            } catch (CMSException | org.bouncycastle.crypto.DataLengthException e) {
                 // Not this one (a recipient named by certificate could be anyone's): try the next.
+                // Unwrapping PKCS#1 v1.5 with the wrong RSA key gives a random block: BouncyCastle
+                // reports it as a CMSException or, when the block's length is off, as a
+                // DataLengthException; both mean "not this key".
                 lastFailure = e;
             }
         }
