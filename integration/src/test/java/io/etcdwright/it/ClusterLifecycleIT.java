@@ -100,7 +100,7 @@ class ClusterLifecycleIT {
         assertFalse(plan.path("changes").asBoolean());
         assertEquals(0, plan.path("steps").size());
         Cli.Run flags = Cli.run("kube-apiserver-flags", "-i", INV, "-f", SPEC);
-        assertTrue(flags.out().contains("--etcd-servers=https://10.77.0.11:2379,https://10.77.0.12:2379,https://10.77.0.13:2379"));
+        assertTrue(flags.out().contains("--etcd-servers=https://" + Testbed.address(1) + ":2379,https://" + Testbed.address(2) + ":2379,https://" + Testbed.address(3) + ":2379"));
         assertTrue(flags.out().contains("--etcd-certfile=/etc/etcd/pki/kube-apiserver-etcd-client.crt"), flags.out());
         assertEquals(0, Testbed.sshStatus(1, "test -s /etc/etcd/pki/kube-apiserver-etcd-client.crt"));
         Cli.Run again = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes", "--detailed-exitcode");

@@ -80,7 +80,7 @@ class FactsIT {
             }
             assertTrue(server != null, h1.toString());
             assertTrue(server.path("subject").asText().contains("CN=h1"), server.toString());
-            assertTrue(server.path("ip_addresses").toString().contains("10.77.0.11"), server.toString());
+            assertTrue(server.path("ip_addresses").toString().contains(Testbed.address(1)), server.toString());
             assertTrue(server.path("days_until_expiry").asInt() > 360);
             Cli.Run text = Cli.run("facts", "-i", INV, "-f", spec);
             assertTrue(text.out().contains("3.5.16 active"), text.out());
@@ -100,7 +100,7 @@ class FactsIT {
             assertTrue(hosts.get(0).path("reachable").asBoolean());
             assertTrue(hosts.get(1).path("reachable").asBoolean());
             assertFalse(hosts.get(2).path("reachable").asBoolean());
-            assertTrue(hosts.get(2).path("message").asText().contains("10.77.0.13:22"), hosts.get(2).toString());
+            assertTrue(hosts.get(2).path("message").asText().contains(Testbed.address(3) + ":22"), hosts.get(2).toString());
             assertFalse(run.all().contains("Exception"), "no stack trace");
         } finally {
             Testbed.run("boot", "3");
@@ -126,11 +126,11 @@ class FactsIT {
 
         Cli.Run accepted = Cli.run("facts", "-i", inv.toString(), "--limit", "h1", "--accept-new-host-keys");
         assertEquals(0, accepted.exitCode(), accepted.all());
-        assertTrue(Files.readString(known).startsWith("10.77.0.11 ssh-ed25519 "));
+        assertTrue(Files.readString(known).startsWith(Testbed.address(1) + " ssh-ed25519 "));
 
         // The same address now answering with another host's key: refused, with or without the flag.
-        String h2Key = Files.readAllLines(Testbed.KNOWN_HOSTS).stream().filter(l -> l.startsWith("10.77.0.12 ")).findFirst().orElseThrow();
-        Files.writeString(known, h2Key.replace("10.77.0.12", "10.77.0.11") + "\n");
+        String h2Key = Files.readAllLines(Testbed.KNOWN_HOSTS).stream().filter(l -> l.startsWith(Testbed.address(2) + " ")).findFirst().orElseThrow();
+        Files.writeString(known, h2Key.replace(Testbed.address(2), Testbed.address(1)) + "\n");
         Cli.Run changed = Cli.run("facts", "-i", inv.toString(), "--limit", "h1", "--accept-new-host-keys");
         assertEquals(1, changed.exitCode());
         assertTrue(changed.out().contains("HAS CHANGED"), changed.out());

@@ -224,7 +224,7 @@ class SshTransportIT {
             Process p = facts.start();
             String out = new String(p.getInputStream().readAllBytes());
             assertEquals(0, p.waitFor(), out);
-            assertTrue(out.contains("h1 (10.77.0.11)  Debian"), out);
+            assertTrue(out.contains("h1 (" + Testbed.address(1) + ")  Debian"), out);
         } finally {
             new ProcessBuilder("kill", pid).start().waitFor();
         }
