@@ -77,6 +77,10 @@ final class MembershipSteps {
         });
         List<Step> previous = new ArrayList<>(after);
         Map<String, String> addStepOf = new java.util.HashMap<>();
+        // Members this apply removed: the leader committed each removal, so a member list that
+        // still shows one (read from a member that has not applied it yet, or from the removed
+        // member itself while it exits) is stale, and such a member counts as no voter.
+        Set<String> removedNow = java.util.concurrent.ConcurrentHashMap.newKeySet();
         int n = 0;
         for (Change change : plan.changes()) {
             n++;
@@ -136,7 +140,7 @@ final class MembershipSteps {
                 RemovedHost where = removed.getOrDefault(name, new RemovedHost.NotInInventory(""));
                 step = Step.cluster("membership", n + "-remove-" + name).kind(ChangeKind.DELETE)
                         .summary("remove member " + name).reason(remove.why())
-                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where, pending, timeouts));
+                        .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where, pending, removedNow, timeouts));
                 if (where instanceof RemovedHost.LeftSpec left) {
                     // Beside the changes that follow, not before them: they need nothing from this host.
                     steps.add(step);
@@ -265,8 +269,9 @@ final class MembershipSteps {
      * quorum, whatever happened since the plan was made.
      */
     private static Outcome remove(StepContext ctx, Health.Access access, Map<String, String> clientUrlOf, String name, String id,
-                                  RemovedHost where, PendingStops pending, ConvergePlanner.Timeouts timeouts) {
-        removalRefusal(name, id, status(access, clientUrlOf)).ifPresent(why -> {
+                                  RemovedHost where, PendingStops pending, Set<String> removedNow,
+                                  ConvergePlanner.Timeouts timeouts) {
+        removalRefusal(name, id, status(access, clientUrlOf), removedNow).ifPresent(why -> {
             throw new EtcdAdminException(why);
         });
         if (where instanceof RemovedHost.LeftSpec left) {
@@ -275,6 +280,7 @@ final class MembershipSteps {
         }
         try (MembershipChanges etcd = connect(access, clientUrlOf)) {
             Removal outcome = etcd.remove(id, timeouts.ready());
+            removedNow.add(id);
             if (outcome instanceof Removal.AlreadyGone) {
                 return Outcome.OK;
             }
@@ -301,10 +307,13 @@ final class MembershipSteps {
     /**
      * Why voter {@code id} must not be removed now, naming the voters that would remain (healthy
      * and down); empty when enough healthy voters stay, or it is a learner (outside quorum).
+     *
+     * @param removedNow members already removed by this apply, whatever a stale member list says
      */
-    static Optional<String> removalRefusal(String name, String id, ClusterStatus status) {
+    static Optional<String> removalRefusal(String name, String id, ClusterStatus status, Set<String> removedNow) {
         boolean isVoter = status.members().stream().anyMatch(m -> m.id().equals(id) && !m.learner());
-        List<MemberStatus> votersAfter = status.members().stream().filter(m -> !m.learner() && !m.id().equals(id)).toList();
+        List<MemberStatus> votersAfter = status.members().stream()
+                .filter(m -> !m.learner() && !m.id().equals(id) && !removedNow.contains(m.id())).toList();
         List<String> healthy = votersAfter.stream().filter(MemberStatus::healthy).map(MembershipSteps::label).toList();
         List<String> down = votersAfter.stream().filter(m -> !m.healthy()).map(MembershipSteps::label).toList();
         if (!isVoter || healthy.size() >= votersAfter.size() / 2 + 1) {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -63,11 +64,21 @@ class MembershipStepsTest {
                 member("h3", "a3", false, false), member("h4", "a4", false, false), member("h5", "a5", true, true)), Optional.of("c1"), true);
         assertEquals(Optional.of("not removing h2: 1 healthy of 3 voting members would remain (healthy: h1; down: h3, h4),"
                 + " fewer than a quorum: members went down since the plan was made. Bring h3, h4 back, then apply again"),
-                MembershipSteps.removalRefusal("h2", "a2", now));
-        assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h5", "a5", now), "a learner holds no vote");
+                MembershipSteps.removalRefusal("h2", "a2", now, Set.of()));
+        assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h5", "a5", now, Set.of()), "a learner holds no vote");
         ClusterStatus healthy = new ClusterStatus(List.of(member("h1", "a1", false, true), member("h2", "a2", false, true),
                 member("h3", "a3", false, true)), Optional.of("c1"), true);
-        assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h3", "a3", healthy));
+        assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h3", "a3", healthy, Set.of()));
+    }
+
+    @Test
+    void aMemberThisApplyRemovedCountsAsGoneWhateverAStaleMemberListSays() {
+        // 3 -> 1: h1 was removed a moment ago and is exiting; a member that has not applied the
+        // removal yet still lists it (down). Removing h6 leaves h4, alone and healthy: a quorum of one.
+        ClusterStatus stale = new ClusterStatus(List.of(member("h1", "a1", false, false), member("h4", "a4", false, true),
+                member("h6", "a6", false, true)), Optional.of("c1"), true);
+        assertTrue(MembershipSteps.removalRefusal("h6", "a6", stale, Set.of()).isPresent(), "without knowing, h1 looks down");
+        assertEquals(Optional.empty(), MembershipSteps.removalRefusal("h6", "a6", stale, Set.of("a1")));
     }
 
     @Test
