@@ -64,7 +64,10 @@ class CreateSizesIT {
                 .replace("name: three", "name: fetched")
                 .replace("hosts: [h1, h2, h3]", "hosts: [h3, h4, h5]")
                 .replace("version: 3.5.16", "version: 3.4.23")
-                .replace("  url: http", "  source: fetch\n  url: http"));
+                .replace("  url: http", "  source: fetch\n  url: http")
+                // The hosts fetch from this testbed's release server, whatever its net.
+                .replace("http://10.77.0.1:8799/", "http://" + Testbed.bridgeAddress() + ":"
+                        + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799") + "/"));
         assertTrue(Files.readString(spec).contains("source: fetch"));
         createHealthyAndIdempotent(spec.toString(), 3, "3.4.23");
         Path cache = home.resolve("cache/releases");
