@@ -136,12 +136,19 @@ public final class BackupCatalog {
         store.put(BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE), etcdManager.toBytes());
     }
 
-    /** The name for a backup taken now, unique in this store: see {@link BackupLayout#nextName}. */
+    /**
+     * The name for a backup taken now, unique in this store: see {@link BackupLayout#nextName}.
+     * From one listing of the keys, no meta read: a store of two years of backups answers as
+     * fast as an empty one.
+     */
     public BackupName nextName(Instant now) throws IOException {
-        Listing listing = list();
-        List<BackupName> names = new ArrayList<>();
-        listing.backups().forEach(b -> names.add(b.name()));
-        listing.incomplete().forEach(i -> BackupName.parse(i.name()).ifPresent(names::add));
+        java.util.Set<BackupName> names = new java.util.TreeSet<>();
+        for (StoredObject o : store.list("")) {
+            int slash = o.key().indexOf('/');
+            if (slash > 0 && !o.key().startsWith(BackupLayout.CONTROL_DIR)) {
+                BackupName.parse(o.key().substring(0, slash)).ifPresent(names::add);
+            }
+        }
         return BackupLayout.nextName(now, names);
     }
 
