@@ -4,7 +4,6 @@ import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.BackupPolicy;
 import io.etcdwright.engine.spec.BackupStore;
 import io.etcdwright.engine.spec.DesiredState;
-import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.backup.BackgroundEncoder;
 import io.etcdwright.modules.backup.BackupCatalog;
 import io.etcdwright.modules.backup.BackupWriter;
@@ -40,13 +39,7 @@ import java.util.concurrent.Callable;
         "names recipients, and written to a store in etcd-manager's layout."})
 final class BackupCommand implements Callable<Integer> {
     @Mixin
-    InputOptions input;
-
-    @Mixin
-    ConnectionOptions connection;
-
-    @Option(names = "--store", paramLabel = "NAME", description = "The store to write to (default: the spec's first).")
-    String store;
+    BackupsCommand.StoreOptions options;
 
     @Option(names = "--timeout", defaultValue = "30", paramLabel = "SECONDS",
             description = "How long a member may stay silent (connecting, or between parts of the snapshot).")
@@ -63,9 +56,9 @@ final class BackupCommand implements Callable<Integer> {
         ConnectionOptions.positive("--timeout", timeoutSeconds);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        DesiredState desired = options.desired();
         BackupPolicy policy = BackupStores.policy(desired);
-        BackupStore target = BackupStores.chosen(desired, Optional.ofNullable(store));
+        BackupStore target = BackupStores.chosen(desired, Optional.ofNullable(options.store));
         // Recipients are read before anything is contacted: a wrong file is an input error.
         Optional<Recipients> recipients = policy.encryption().map(e -> Recipients.load(e.recipients()));
         ClusterPki pki = Pkis.of(desired);
@@ -78,7 +71,7 @@ final class BackupCommand implements Callable<Integer> {
         Path snapshot = work.resolve("snapshot-" + ProcessHandle.current().pid() + ".db");
         TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
         try (SnapshotMember source = SnapshotMember.find(Endpoints.clientUrls(desired.members(), Layouts.of(desired)), tls, timeout);
-             Store opened = BackupStores.open(target, desired, connection)) {
+             Store opened = BackupStores.open(target, desired, options.connection)) {
             if (!source.leader()) {
                 err.println("warning: no leader answered; taking the snapshot from " + source.name()
                         + ", which may lag the newest writes");

@@ -79,8 +79,10 @@ final class RestoreSources {
             progress.done();
         }
         Optional<Version> takenBy = snapshotVersion.isPresent() ? snapshotVersion : fetched.etcdVersion().map(Version::parse);
-        SnapshotSource checked = SnapshotSource.local(fetched.snapshot(), workDir, takenBy);
-        return new SnapshotSource("backup " + backup.name() + " in " + catalog.store().describe(), checked.file(),
-                checked.sha256(), checked.bytes(), checked.hashTrailer(), takenBy, checked.revision(), checked.liveKeys());
+        // Everything SnapshotSource.local would check again was checked on the way in: trailer,
+        // database, meta; the whole file's digest was taken as it was written.
+        return new SnapshotSource("backup " + backup.name() + " in " + catalog.store().describe(), fetched.snapshot(),
+                fetched.fileSha256(), fetched.bytes(), true, takenBy, Optional.of(fetched.status().revision()),
+                Optional.of(fetched.status().liveKeys()));
     }
 }

@@ -9,8 +9,12 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongConsumer;
@@ -24,9 +28,14 @@ import java.util.zip.GZIPInputStream;
  */
 public final class BackupReader {
 
-    /** A snapshot that passed every check, and what it holds. */
-    public record Fetched(Path snapshot, BackupCatalog.Backup backup, String dbSha256, BoltSnapshot.Status status,
-                          Optional<String> etcdVersion) {
+    /**
+     * A snapshot that passed every check, and what it holds.
+     *
+     * @param dbSha256   the database's (what etcd's trailer holds)
+     * @param fileSha256 the whole file's, trailer included (what a restore uploads and checks on hosts)
+     */
+    public record Fetched(Path snapshot, BackupCatalog.Backup backup, String dbSha256, String fileSha256, long bytes,
+                          BoltSnapshot.Status status, Optional<String> etcdVersion) {
     }
 
     private BackupReader() {
@@ -49,11 +58,12 @@ public final class BackupReader {
         Files.createFile(snapshot, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try {
             TrailerCheck check;
+            MessageDigest whole = sha256();
             try (InputStream stored = new Counting(catalog.store().open(backup.dataKey()), progress);
                  InputStream plain = backup.encrypted() ? BackupEncryption.decrypting(stored, key.get(), null) : stored;
                  InputStream gunzipped = new GZIPInputStream(plain, 1 << 16);
                  OutputStream file = new BufferedOutputStream(Files.newOutputStream(snapshot), 1 << 16)) {
-                check = new TrailerCheck(file);
+                check = new TrailerCheck(new DigestOutputStream(file, whole));
                 gunzipped.transferTo(check);
                 check.flush();
             } catch (java.util.zip.ZipException e) {
@@ -82,10 +92,18 @@ public final class BackupReader {
                 throw new IOException(what + " does not hold what its meta says: " + String.join("; ", mismatches));
             }
             Optional<String> version = Optional.of(meta.etcdManager().etcdVersion()).filter(v -> !v.isEmpty());
-            return new Fetched(snapshot, backup, sha256, status, version);
+            return new Fetched(snapshot, backup, sha256, HexFormat.of().formatHex(whole.digest()), check.count(), status, version);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(snapshot);
             throw e;
+        }
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -57,6 +57,11 @@ public final class TrailerCheck extends FilterOutputStream {
         tailLength = kept + len - fromNew;
     }
 
+    /** Whether {@code size} bytes can be a whole snapshot: whole 512-byte pages and the 32-byte trailer. */
+    static boolean wholeSnapshot(long size) {
+        return size >= SHA256_SIZE && (size - SHA256_SIZE) % 512 == 0;
+    }
+
     /** Bytes seen, trailer included. */
     public long count() {
         return count;
@@ -67,7 +72,7 @@ public final class TrailerCheck extends FilterOutputStream {
      * @throws IOException when the stream is not a whole snapshot or its data does not match the trailer
      */
     public String verify() throws IOException {
-        if (count < SHA256_SIZE || (count - SHA256_SIZE) % 512 != 0) {
+        if (!wholeSnapshot(count)) {
             throw new IOException("the snapshot has no sha256 trailer (" + count + " bytes): it is incomplete");
         }
         byte[] actual = digest.digest();

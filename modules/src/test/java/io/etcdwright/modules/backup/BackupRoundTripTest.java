@@ -75,6 +75,7 @@ class BackupRoundTripTest {
         BackupCatalog.Backup listed = catalog.list().newest().orElseThrow();
         BackupReader.Fetched fetched = BackupReader.fetch(catalog, listed, Optional.empty(), dir.resolve("back.db"), n -> { });
         assertArrayEquals(snapshotBytes(), Files.readAllBytes(fetched.snapshot()));
+        assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(snapshotBytes())), fetched.fileSha256());
         assertEquals(written.status(), fetched.status());
         assertEquals(Optional.of("3.5.16"), fetched.etcdVersion());
     }
