@@ -155,7 +155,7 @@ class PlannerScenarioTest {
         Step restart = step(plan, "h1/restart");
         assertEquals("config changed", restart.reason());
         assertEquals(List.of("every member other than h1 healthy"), restart.requires());
-        assertEquals(List.of("all 3 members healthy within 120 s"), restart.readyWhen());
+        assertEquals(List.of("all 3 members healthy within 120 s", "a write commits through h1 within 120 s"), restart.readyWhen());
     }
 
     @Test
@@ -274,12 +274,24 @@ class PlannerScenarioTest {
 
     // ---- versions ----
 
+    /** Every host step of a version change waits for the preflight, checked when the apply runs. */
+    private static final String PREFLIGHT = "cluster/version-preflight";
+
+    private static List<String> preparedAfterPreflight(String... steps) {
+        return java.util.Arrays.stream(steps).map(s -> s + " <- " + PREFLIGHT).toList();
+    }
+
     @Test
-    void aPatchUpgradeRollsFollowersFirstAndTheLeaderLast() {
-        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
-        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")), "",
-                "install, ", "unit"));
-        assertEquals(want, shape(plan(new Scenario("converged", "three-3530"))));
+    void aPatchUpgradeChecksFirstSnapshotsThenRollsFollowersFirstAndTheLeaderLast() {
+        Plan plan = plan(new Scenario("converged", "three-3530"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT));
+        want.addAll(preparedAfterPreflight("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
+        want.add("cluster/snapshot <- " + PREFLIGHT);
+        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")),
+                "cluster/snapshot", "install, ", "unit"));
+        assertEquals(want, shape(plan));
+        assertEquals(List.of("every member answering, on 3.5.16 or 3.5.30, no alarm"), step(plan, PREFLIGHT).requires());
+        assertTrue(step(plan, "cluster/snapshot").reason().startsWith("before patch change"), step(plan, "cluster/snapshot").reason());
     }
 
     @Test
@@ -290,9 +302,11 @@ class PlannerScenarioTest {
                 .filter(h -> resume.steps().stream().anyMatch(s -> s.id().equals(h + "/restart"))).toList();
         assertEquals(2, stillOld.size(), shape(resume).toString());
         List<String> want = new ArrayList<>();
-        String previous = "";
+        want.add(PREFLIGHT);
+        want.add("cluster/snapshot <- " + PREFLIGHT);
+        String previous = "cluster/snapshot";
         for (String h : PlannerScenarios.leaderLast(stillOld, PlannerScenarios.leaderOf("mixed-3530"))) {
-            want.add(h + "/restart" + (previous.isEmpty() ? "" : " <- " + previous));
+            want.add(h + "/restart <- " + previous);
             previous = h + "/restart";
         }
         assertEquals(want, shape(resume));
@@ -307,19 +321,24 @@ class PlannerScenarioTest {
     void aMinorUpgradeTakesASnapshotRollsLeaderLastAndWaitsForTheClusterVersion() {
         Plan plan = plan(new Scenario("converged-34", "three"));
         List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-34"));
-        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit",
-                "cluster/snapshot"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT));
+        want.addAll(preparedAfterPreflight("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
+        want.add("cluster/snapshot <- " + PREFLIGHT);
         want.addAll(restarts(order, "cluster/snapshot", "install, ", "unit"));
         want.add("cluster/cluster-version <- " + order.get(2) + "/restart");
         assertEquals(want, shape(plan));
         assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
+        assertEquals(List.of("every member answering, on 3.4.23 or 3.5.16, no alarm, authentication off"),
+                step(plan, PREFLIGHT).requires());
     }
 
     @Test
-    void aMinorDowngradeIsRefusedWithThePathThatWorks() {
+    void aMinorDowngradeWithoutAllowedDowntimeIsRefusedWithThePathThatWorks() {
         Plan plan = plan(new Scenario("converged", "three-34"));
-        assertEquals(List.of("refused version-change-refused: cluster scn"), shape(plan));
-        assertTrue(plan.refusals().get(0).whatToDo().contains("restore it with etcd 3.4.23"), plan.refusals().get(0).whatToDo());
+        assertEquals(List.of("refused downtime-not-allowed: cluster scn"), shape(plan));
+        assertTrue(plan.refusals().get(0).what().contains("a verified snapshot restored with etcd 3.4.23"), plan.refusals().get(0).what());
+        assertTrue(plan.refusals().get(0).what().contains("3.4.32 or newer"), plan.refusals().get(0).what());
+        assertTrue(plan.refusals().get(0).whatToDo().contains("--allow-downtime"), plan.refusals().get(0).whatToDo());
     }
 
     // ---- the plan as a value ----
