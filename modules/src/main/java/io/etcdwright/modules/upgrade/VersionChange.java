@@ -86,8 +86,17 @@ public sealed interface VersionChange {
                     "set etcd.version to " + line.get().minimumPatchBeforeNextMinor() + " or newer first (apply), then to "
                             + target, warnings);
         }
-        warnings.add("etcd advises the newest " + oldest.major() + "." + oldest.minor() + " patch before a minor upgrade;"
-                + " the members run " + oldest + " (a newer patch, if your artifact source has one, is one apply away)");
+        if (newest.minor() == target.minor()) {
+            // Some members run the new minor already: an upgrade was interrupted between members. The
+            // newest-patch advice is moot now (the old minor's members leave it by this very change).
+            warnings.add("members run " + oldest + " and " + newest + ": a minor upgrade to " + target.major() + "."
+                    + target.minor() + " was left half-way and resumes member by member; the cluster version stays "
+                    + oldest.major() + "." + oldest.minor() + " until every member runs " + target.major() + "." + target.minor()
+                    + ", so until then setting etcd.version back to " + oldest + " rolls it back instead");
+        } else {
+            warnings.add("etcd advises the newest " + oldest.major() + "." + oldest.minor() + " patch before a minor upgrade;"
+                    + " the members run " + oldest + " (a newer patch, if your artifact source has one, is one apply away)");
+        }
         return new MinorUpgrade(oldest, target, warnings);
     }
 
