@@ -34,6 +34,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /**
  * The write-load harness: writers create unique keys (create-only transactions) through the
  * cluster's client endpoints while an operation runs, and log every write etcd acknowledged (key,
@@ -250,6 +253,21 @@ final class WriteLoad implements AutoCloseable {
         }
         problems.putAll(linearizableProblems(clientEnv, load));
         return new Report(load, problems, hashes, watchProblems(clientEnv, load));
+    }
+
+    /**
+     * {@link #check}, printed under {@code label} for the test report, and asserted as every rolling
+     * operation must leave the cluster: no acknowledged write lost, all {@code members} members hashing
+     * alike, the watch seeing each write once, in order.
+     */
+    static Report checkNothingLost(Map<String, String> clientEnv, Acks load, String label, int members) {
+        Report report = check(clientEnv, load);
+        System.out.println("[" + label + "] " + report);
+        assertTrue(report.lostNothing(), report.toString());
+        assertEquals(members, report.hashByMember().size(), report.toString());
+        assertTrue(report.membersAgree(), report.toString());
+        assertTrue(report.watchSawEachOnceInOrder(), report.toString());
+        return report;
     }
 
     /** One member's own store (a serializable read): each acknowledged key there, at its acknowledged revision. */
