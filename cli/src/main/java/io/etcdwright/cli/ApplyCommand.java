@@ -38,6 +38,10 @@ final class ApplyCommand implements Callable<Integer> {
             + " (by default one is taken to $ETCDWRIGHT_HOME/clusters/NAME/snapshots and verified).")
     boolean noSnapshot;
 
+    @Option(names = "--allow-downtime", description = "Allow a change that stops every member at once: a minor downgrade,"
+            + " made as a verified snapshot restored with the older version (stop the writers first).")
+    boolean allowDowntime;
+
     @Option(names = "--detailed-exitcode", description = "Exit 2 when something was changed, 0 when nothing was.")
     boolean detailedExitcode;
 
@@ -74,7 +78,7 @@ final class ApplyCommand implements Callable<Integer> {
             input.spec = specFile;
         }
         try (ClusterRun run = ClusterRun.open(input, connection)) {
-            Plan plan = PlanCommand.make(run, !noSnapshot, waits.timeouts());
+            Plan plan = PlanCommand.make(run, !noSnapshot, allowDowntime, waits.timeouts());
             if (saved != null) {
                 String stale = saved.stalenessAgainst(plan);
                 if (stale != null) {

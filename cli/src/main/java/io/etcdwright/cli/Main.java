@@ -33,7 +33,8 @@ public final class Main {
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, err));
         cli.setParameterExceptionHandler((ex, args1) -> {
             err.println("error: " + ex.getMessage());
-            err.println("Run 'etcdwright " + ex.getCommandLine().getCommandName() + " --help' for usage.");
+            // The command's full name ("etcdwright backups list"), the program's name once.
+            err.println("Run '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
             return ERROR;
         });
         int code = cli.execute(args);

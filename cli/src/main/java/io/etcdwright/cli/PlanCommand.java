@@ -5,6 +5,10 @@ import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.cluster.ConvergePlanner;
+import io.etcdwright.modules.install.ReleaseArtifact;
+import io.etcdwright.modules.upgrade.PatchProbe;
+import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.upgrade.VersionChange;
 import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.cluster.PendingStops;
 import io.etcdwright.modules.install.ReleaseCache;
@@ -43,6 +47,10 @@ final class PlanCommand implements Callable<Integer> {
             + " (by default one is taken to $ETCDWRIGHT_HOME/clusters/NAME/snapshots and verified).")
     boolean noSnapshot;
 
+    @Option(names = "--allow-downtime", description = "Allow a change that stops every member at once: a minor downgrade,"
+            + " made as a verified snapshot restored with the older version (stop the writers first).")
+    boolean allowDowntime;
+
     @Option(names = "--detailed-exitcode", description = "Exit 0 with no changes, 2 with changes or drift no step fixes (stale scheduled backups), 1 on error.")
     boolean detailedExitcode;
 
@@ -64,10 +72,10 @@ final class PlanCommand implements Callable<Integer> {
             EtcdProbes probes = EtcdProbes.of(layout);
             ClusterRun.Facts recorded = FactsFile.load(facts, desired.spec().name(),
                     desired.members().stream().map(m -> m.host()).toList(), desired.inventory().hosts(), probes);
-            plan = plan(desired, layout, recorded, !noSnapshot, waits.timeouts());
+            plan = plan(desired, layout, recorded, !noSnapshot, allowDowntime, waits.timeouts(), false);
         } else {
             try (ClusterRun run = ClusterRun.open(input, connection)) {
-                plan = make(run, !noSnapshot, waits.timeouts());
+                plan = make(run, !noSnapshot, allowDowntime, waits.timeouts());
             }
         }
         if (output == OutputFormat.json) {
@@ -90,8 +98,8 @@ final class PlanCommand implements Callable<Integer> {
         return detailedExitcode && plan.differs() ? Main.CHANGES : Main.OK;
     }
 
-    static Plan make(ClusterRun run, boolean snapshot, ConvergePlanner.Timeouts timeouts) {
-        return plan(run.desired, run.layout, run.gather(), snapshot, timeouts);
+    static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts) {
+        return plan(run.desired, run.layout, run.gather(), snapshot, allowDowntime, timeouts, true);
     }
 
     /**
@@ -101,11 +109,26 @@ final class PlanCommand implements Callable<Integer> {
      * and pending stops are read as they are now.
      */
     static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
-                     ConvergePlanner.Timeouts timeouts) {
+                     boolean allowDowntime, ConvergePlanner.Timeouts timeouts, boolean askReleaseSource) {
         ClusterPki pki = Pkis.of(desired);
         Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(desired.spec().name())) : Optional.empty();
+        ReleaseCache releases = new ReleaseCache(EtcdwrightHome.releaseCache());
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, facts.byHost(), facts.unreachable(), pki,
-                new ReleaseCache(EtcdwrightHome.releaseCache()), facts.cluster(), snapshots,
-                new PendingStops(EtcdwrightHome.removedHostsDir(desired.spec().name())), timeouts));
+                releases, facts.cluster(), snapshots,
+                new PendingStops(EtcdwrightHome.removedHostsDir(desired.spec().name())), timeouts, java.time.Instant.now(),
+                new ConvergePlanner.VersionOptions(allowDowntime,
+                        askReleaseSource ? offers(desired, facts, releases) : VersionChange.PatchOffers.NONE)));
+    }
+
+    /**
+     * Which releases the spec's artifact source offers, asked of it (a HEAD per version) only when a
+     * minor upgrade is planned, with the members' architecture. Not asked offline (--facts): such a
+     * plan opens no connection at all.
+     */
+    private static VersionChange.PatchOffers offers(DesiredState desired, ClusterRun.Facts facts, ReleaseCache releases) {
+        var artifacts = desired.spec().artifacts();
+        String arch = facts.byHost().values().stream().map(f -> f.system().architecture()).findFirst().orElse("amd64");
+        return new PatchProbe(VersionCatalogue.builtIn(), v -> releases.offers(ReleaseArtifact.of(v.toString(), arch,
+                artifacts.urlTemplate(), artifacts.checksumsUrlTemplate(), Optional.empty())));
     }
 }

@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.modules.cluster.ConvergePlanner;
+
 import io.etcdwright.cli.PlannerScenarios.Pki;
 import io.etcdwright.cli.PlannerScenarios.Scenario;
 import io.etcdwright.engine.plan.Plan;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -155,7 +158,7 @@ class PlannerScenarioTest {
         Step restart = step(plan, "h1/restart");
         assertEquals("config changed", restart.reason());
         assertEquals(List.of("every member other than h1 healthy"), restart.requires());
-        assertEquals(List.of("all 3 members healthy within 120 s"), restart.readyWhen());
+        assertEquals(List.of("all 3 members healthy within 120 s", "a write commits through h1 within 120 s"), restart.readyWhen());
     }
 
     @Test
@@ -274,12 +277,24 @@ class PlannerScenarioTest {
 
     // ---- versions ----
 
+    /** Every host step of a version change waits for the preflight, checked when the apply runs. */
+    private static final String PREFLIGHT = "cluster/version-preflight";
+
+    private static List<String> preparedAfterPreflight(String... steps) {
+        return java.util.Arrays.stream(steps).map(s -> s + " <- " + PREFLIGHT).toList();
+    }
+
     @Test
-    void aPatchUpgradeRollsFollowersFirstAndTheLeaderLast() {
-        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
-        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")), "",
-                "install, ", "unit"));
-        assertEquals(want, shape(plan(new Scenario("converged", "three-3530"))));
+    void aPatchUpgradeChecksFirstSnapshotsThenRollsFollowersFirstAndTheLeaderLast() {
+        Plan plan = plan(new Scenario("converged", "three-3530"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT));
+        want.addAll(preparedAfterPreflight("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
+        want.add("cluster/snapshot <- " + PREFLIGHT);
+        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")),
+                "cluster/snapshot", "install, ", "unit"));
+        assertEquals(want, shape(plan));
+        assertEquals(List.of("every member answering, on 3.5.16 or 3.5.30, no alarm"), step(plan, PREFLIGHT).requires());
+        assertTrue(step(plan, "cluster/snapshot").reason().startsWith("before patch change"), step(plan, "cluster/snapshot").reason());
     }
 
     @Test
@@ -290,9 +305,11 @@ class PlannerScenarioTest {
                 .filter(h -> resume.steps().stream().anyMatch(s -> s.id().equals(h + "/restart"))).toList();
         assertEquals(2, stillOld.size(), shape(resume).toString());
         List<String> want = new ArrayList<>();
-        String previous = "";
+        want.add(PREFLIGHT);
+        want.add("cluster/snapshot <- " + PREFLIGHT);
+        String previous = "cluster/snapshot";
         for (String h : PlannerScenarios.leaderLast(stillOld, PlannerScenarios.leaderOf("mixed-3530"))) {
-            want.add(h + "/restart" + (previous.isEmpty() ? "" : " <- " + previous));
+            want.add(h + "/restart <- " + previous);
             previous = h + "/restart";
         }
         assertEquals(want, shape(resume));
@@ -307,19 +324,35 @@ class PlannerScenarioTest {
     void aMinorUpgradeTakesASnapshotRollsLeaderLastAndWaitsForTheClusterVersion() {
         Plan plan = plan(new Scenario("converged-34", "three"));
         List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-34"));
-        List<String> want = new ArrayList<>(List.of("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit",
-                "cluster/snapshot"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT));
+        want.addAll(preparedAfterPreflight("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
+        want.add("cluster/snapshot <- " + PREFLIGHT);
         want.addAll(restarts(order, "cluster/snapshot", "install, ", "unit"));
         want.add("cluster/cluster-version <- " + order.get(2) + "/restart");
         assertEquals(want, shape(plan));
         assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
+        assertEquals(List.of("every member answering, on 3.4.23 or 3.5.16, no alarm, authentication off"),
+                step(plan, PREFLIGHT).requires());
     }
 
     @Test
-    void aMinorDowngradeIsRefusedWithThePathThatWorks() {
+    void aMinorUpgradeFirstHopsToTheNewestPatchTheSourceOffersThenTakesTheMinorStepNextApply() {
+        Plan hop = scenarios.plan(new Scenario("converged-34", "three"), "inventory", new ConvergePlanner.VersionOptions(false,
+                v -> v.minor() == 4 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.4.35")) : Optional.empty()));
+        assertEquals("install etcd 3.4.35", step(hop, "h1/install").summary());
+        assertTrue(hop.steps().stream().noneMatch(s -> s.id().equals("cluster/cluster-version")), shape(hop).toString());
+        assertEquals(List.of("every member answering, on 3.4.23 or 3.4.35, no alarm"), step(hop, PREFLIGHT).requires());
+        assertTrue(hop.warnings().stream().anyMatch(w -> w.contains("this apply moves the members to 3.4.35")
+                && w.contains("the next apply upgrades them to 3.5.16")), hop.warnings().toString());
+    }
+
+    @Test
+    void aMinorDowngradeWithoutAllowedDowntimeIsRefusedWithThePathThatWorks() {
         Plan plan = plan(new Scenario("converged", "three-34"));
-        assertEquals(List.of("refused version-change-refused: cluster scn"), shape(plan));
-        assertTrue(plan.refusals().get(0).whatToDo().contains("restore it with etcd 3.4.23"), plan.refusals().get(0).whatToDo());
+        assertEquals(List.of("refused downtime-not-allowed: cluster scn"), shape(plan));
+        assertTrue(plan.refusals().get(0).what().contains("a verified snapshot restored with etcd 3.4.23"), plan.refusals().get(0).what());
+        assertTrue(plan.refusals().get(0).what().contains("3.4.32 or newer"), plan.refusals().get(0).what());
+        assertTrue(plan.refusals().get(0).whatToDo().contains("--allow-downtime"), plan.refusals().get(0).whatToDo());
     }
 
     // ---- the plan as a value ----

@@ -68,6 +68,11 @@ final class PlannerScenarios {
 
     /** As {@link #plan(Scenario)}, with another inventory of {@link #DIR}. */
     Plan plan(Scenario s, String inventory) {
+        return plan(s, inventory, ConvergePlanner.VersionOptions.DEFAULT);
+    }
+
+    /** As {@link #plan(Scenario, String)}, with what the operator allows and the release source offers. */
+    Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
@@ -78,7 +83,7 @@ final class PlannerScenarios {
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, facts.byHost(), facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 Optional.of(home.resolve("snapshots")), new PendingStops(home.resolve("removed-hosts")),
-                ConvergePlanner.Timeouts.DEFAULT));
+                ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions));
     }
 
     /**

@@ -21,4 +21,16 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
         members = List.copyOf(members);
         warnings = List.copyOf(warnings);
     }
+
+    /**
+     * The same desired state with another etcd release: a change the spec asks for may pass
+     * through an intermediate release (a hop), which this apply installs instead of the spec's.
+     */
+    public DesiredState withEtcdVersion(String version) {
+        EtcdSettings etcd = spec.etcd();
+        ClusterSpec hop = new ClusterSpec(spec.file(), spec.name(), spec.members(),
+                new EtcdSettings(version, etcd.ports(), etcd.dataDir(), etcd.settings()), spec.artifacts(), spec.tls(),
+                spec.backup());
+        return new DesiredState(inventory, hop, members, warnings);
+    }
 }

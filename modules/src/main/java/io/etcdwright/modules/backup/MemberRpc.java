@@ -1,6 +1,13 @@
 package io.etcdwright.modules.backup;
 
+import io.etcd.jetcd.api.AlarmMember;
+import io.etcd.jetcd.api.AlarmRequest;
+import io.etcd.jetcd.api.AuthGrpc;
+import io.etcd.jetcd.api.AuthenticateRequest;
 import io.etcd.jetcd.api.ClusterGrpc;
+import io.etcd.jetcd.api.LeaseGrantRequest;
+import io.etcd.jetcd.api.LeaseGrpc;
+import io.etcd.jetcd.api.LeaseRevokeRequest;
 import io.etcd.jetcd.api.MaintenanceGrpc;
 import io.etcd.jetcd.api.Member;
 import io.etcd.jetcd.api.MemberListRequest;
@@ -79,6 +86,47 @@ public final class MemberRpc implements AutoCloseable {
     public List<Member> members() {
         return ClusterGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .memberList(MemberListRequest.getDefaultInstance()).getMembersList();
+    }
+
+    /** The cluster's raised alarms (NOSPACE, CORRUPT), as this member knows them. */
+    public List<AlarmMember> alarms() {
+        return MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .alarm(AlarmRequest.newBuilder().setAction(AlarmRequest.AlarmAction.GET).build()).getAlarmsList();
+    }
+
+    /**
+     * Whether the cluster has authentication enabled. Neither 3.4 nor jetcd has a status call for it,
+     * so an authentication with a name no one has is tried: etcd answers "authentication is not
+     * enabled" only when it is not; anything else (a failed authentication) means it is.
+     */
+    public boolean authEnabled() {
+        try {
+            AuthGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .authenticate(AuthenticateRequest.newBuilder().setName("etcdwright-auth-probe")
+                            .setPassword(Long.toHexString(System.nanoTime())).build());
+            return true;
+        } catch (StatusRuntimeException e) {
+            String description = String.valueOf(e.getStatus().getDescription());
+            if (description.contains("authentication is not enabled")) {
+                return false;
+            }
+            if (description.contains("authentication failed") || description.contains("invalid user")) {
+                return true;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Proves the write path without touching the keyspace: a lease grant is a raft proposal that
+     * the leader must commit with a quorum and this member apply; it is revoked right away.
+     */
+    public void leaseRoundTrip() {
+        LeaseGrpc.LeaseBlockingStub lease = LeaseGrpc.newBlockingStub(channel);
+        long id = lease.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+        lease.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .leaseRevoke(LeaseRevokeRequest.newBuilder().setID(id).build());
     }
 
     /**

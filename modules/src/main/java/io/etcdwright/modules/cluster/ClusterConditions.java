@@ -7,6 +7,9 @@ import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.membership.ClusterVersion;
 import io.etcdwright.modules.membership.EtcdAdminException;
 import io.etcdwright.modules.membership.Health;
+import io.etcdwright.modules.membership.TlsMaterial;
+import io.etcdwright.modules.backup.MemberRpc;
+import io.grpc.StatusRuntimeException;
 
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +17,8 @@ import java.util.Optional;
 
 /** What a step may require of the cluster when it runs, or wait for once it ran. */
 public sealed interface ClusterConditions extends Condition
-        permits ClusterConditions.AllHealthy, ClusterConditions.OthersHealthy, ClusterConditions.ClusterVersionIs {
+        permits ClusterConditions.AllHealthy, ClusterConditions.OthersHealthy, ClusterConditions.ClusterVersionIs,
+        ClusterConditions.WritesCommitThrough {
 
     /** Every member at these client URLs answers healthy and the cluster serves linearizable reads. */
     record AllHealthy(Health.Access access, List<String> clientUrls, Duration within) implements ClusterConditions {
@@ -75,6 +79,51 @@ public sealed interface ClusterConditions extends Condition
                 ClusterVersion.await(context, access, clientUrls, minor, within);
             } catch (EtcdAdminException e) {
                 throw new ConditionNotMetException(e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * A write proposed through this member commits: health says the member answers reads, this says
+     * the cluster takes writes again through it after its restart (a lease granted and revoked, so
+     * the keyspace is not touched). Waited for, like health, within the readiness timeout.
+     */
+    record WritesCommitThrough(Health.Access access, String member, String clientUrl, Duration within)
+            implements ClusterConditions {
+        @Override
+        public String description() {
+            return "a write commits through " + member + " within " + within.toSeconds() + " s";
+        }
+
+        @Override
+        public void verify(StepContext context) throws InterruptedException {
+            long deadline = System.nanoTime() + within.toNanos();
+            TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+            String last = "";
+            try (MemberRpc rpc = MemberRpc.connect(clientUrl, tls, Health.ATTEMPT_TIMEOUT)) {
+                while (true) {
+                    long started = System.nanoTime();
+                    try {
+                        rpc.leaseRoundTrip();
+                        context.note("a write committed through " + member + " in "
+                                + (System.nanoTime() - started) / 1_000_000 + " ms");
+                        return;
+                    } catch (StatusRuntimeException e) {
+                        last = e.getStatus().getCode() + (e.getStatus().getDescription() == null ? ""
+                                : ": " + e.getStatus().getDescription());
+                        if (last.contains("not supported for learner")) {
+                            // A learner takes no client writes at all; health already proved it serves.
+                            context.note(member + " is a learner: it forwards no writes, so none is tried through it");
+                            return;
+                        }
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new ConditionNotMetException("no write committed through " + member + " (" + clientUrl
+                                + ") within " + within.toSeconds() + " s; last answer: " + last + ". The cluster may not"
+                                + " be taking writes: 'etcdwright status' shows every member; do not go on until it does.");
+                    }
+                    Thread.sleep(200);
+                }
             }
         }
     }

@@ -19,13 +19,14 @@ import io.etcdwright.modules.backup.schedule.ScheduleTools;
 import io.etcdwright.modules.cluster.HostPreparation.Prepared;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.install.ReleaseCleanupModule;
+import io.etcdwright.modules.MemberModule;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.PkiSteps;
 import io.etcdwright.modules.service.ServiceSteps;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
 import io.etcdwright.modules.upgrade.VersionChange;
 
 import java.nio.file.Path;
@@ -45,14 +46,17 @@ import java.util.Set;
  * changes, membership changes). It reads as the order of the work:
  * <ol>
  * <li>refusals first: every reason nothing can be done safely, all at once;</li>
+ * <li>for a version change, the preflight checked when the apply runs, before any host is touched
+ *     ({@link VersionSteps}); a patch hop first when a minor upgrade should start from a newer patch;</li>
  * <li>the workstation's PKI, then each host prepared by the modules in a chain (host setup,
  *     install, certificates, config, unit), hosts side by side;</li>
  * <li>stopped members started side by side, then every member awaited healthy;</li>
- * <li>a verified snapshot before a risky change (membership, minor upgrade);</li>
+ * <li>a verified snapshot before a risky change (membership, any version change);</li>
  * <li>running members that must pick up a change restarted one at a time ({@link RollingRestart});</li>
  * <li>membership changes ({@link MembershipChangePlanner});</li>
  * <li>for a minor upgrade, the cluster version awaited.</li>
  * </ol>
+ * A minor downgrade cannot roll: it is refused unless the operator allows the downtime of a restore.
  */
 public final class ConvergePlanner {
     /**
@@ -65,14 +69,28 @@ public final class ConvergePlanner {
      *                     upgrade; empty when the operator said --no-snapshot
      * @param pendingStops removed members' hosts whose etcd is still to be stopped (an interrupted apply)
      * @param now          when it is planned: how old the newest scheduled backup is
+     * @param versions     what the operator allows and the artifact source offers for version changes
      */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                          Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
                          Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
-                         Timeouts timeouts, java.time.Instant now) {
+                         Timeouts timeouts, java.time.Instant now, VersionOptions versions) {
         public Inputs {
             facts = Map.copyOf(facts);
             unreachable = Map.copyOf(unreachable);
+        }
+
+        public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                      Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
+                      Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
+                      Timeouts timeouts, java.time.Instant now) {
+            this(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts, now,
+                    VersionOptions.DEFAULT);
+        }
+
+        Inputs withDesired(DesiredState other) {
+            return new Inputs(other, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
+                    now, versions);
         }
 
         /** Planned now. */
@@ -94,6 +112,15 @@ public final class ConvergePlanner {
         public static final Timeouts DEFAULT = new Timeouts(Duration.ofMinutes(2), Duration.ofMinutes(3), Duration.ofMinutes(5));
     }
 
+    /**
+     * @param allowDowntime the operator's --allow-downtime: a change that stops every member (a minor
+     *                      downgrade through restore) may be planned
+     * @param offers        which newer patches the artifact source offers (asked only for a minor upgrade)
+     */
+    public record VersionOptions(boolean allowDowntime, VersionChange.PatchOffers offers) {
+        public static final VersionOptions DEFAULT = new VersionOptions(false, VersionChange.PatchOffers.NONE);
+    }
+
     /** What the steps of one plan share when they run: who the members are and how to reach them. */
     record Context(List<Member> members, EtcdLayout layout, Health.Access access, List<String> clientUrls, Timeouts timeouts) {
     }
@@ -104,8 +131,11 @@ public final class ConvergePlanner {
     private final List<Step> steps = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
 
-    private ConvergePlanner(Inputs in) {
+    private final VersionChange version;
+
+    private ConvergePlanner(Inputs in, VersionChange version) {
         this.in = in;
+        this.version = version;
         this.spec = in.desired().spec();
         this.context = new Context(in.desired().members(), in.layout(), Endpoints.healthAccess(in.pki()),
                 Endpoints.clientUrls(in.desired().members(), in.layout()), in.timeouts());
@@ -113,7 +143,11 @@ public final class ConvergePlanner {
     }
 
     public static Plan plan(Inputs in) {
-        return new ConvergePlanner(in).plan();
+        VersionChange version = VersionSteps.change(in);
+        // A hop (the newest patch before a minor step) is installed in place of the spec's version.
+        Optional<String> installs = version.installs().map(Version::toString)
+                .filter(v -> !v.equals(in.desired().spec().etcd().version()));
+        return new ConvergePlanner(installs.map(v -> in.withDesired(in.desired().withEtcdVersion(v))).orElse(in), version).plan();
     }
 
     private Plan plan() {
@@ -126,7 +160,7 @@ public final class ConvergePlanner {
         refusals.addAll(schedule.refusals());
         schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
-        VersionChange version = versionChange(refusals);
+        VersionSteps.refusal(version, in.versions().allowDowntime(), spec.name()).ifPresent(refusals::add);
         if (!refusals.isEmpty()) {
             return Plan.refused(spec.name(), refusals, warnings);
         }
@@ -135,11 +169,17 @@ public final class ConvergePlanner {
         Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::joiners).orElse(Map.of());
 
         List<Step> pki = workstationPki();
-        Map<String, Prepared> prepared = prepareHosts(pki, joiners, new BackupScheduleModule(schedule.target()));
+        List<Step> gate = VersionSteps.preflight(version, VersionSteps.held(in), context, in).map(List::of).orElse(List.of());
+        steps.addAll(gate);
+        boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged
+                && VersionSteps.held(in).values().stream().allMatch(v -> v.toString().equals(spec.etcd().version()));
+        Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, List.of(new BackupScheduleModule(schedule.target()),
+                new ReleaseCleanupModule(settled)));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
-        boolean risky = membership.isPresent() || version instanceof VersionChange.MinorUpgrade;
+        boolean risky = membership.isPresent() || !(version instanceof VersionChange.Unchanged);
         if (risky) {
-            last = snapshot(version, last, pki).map(List::of).orElse(last);
+            // After the preflight: a snapshot of a cluster about to be refused would only cost time.
+            last = snapshot(version, concat(last, gate), pki).map(List::of).orElse(last);
         }
         last = restartChanged(prepared, joiners, concat(last, pki));
         if (membership.isPresent()) {
@@ -181,18 +221,19 @@ public final class ConvergePlanner {
 
     /**
      * Each member's host, brought to the spec by the modules in order ({@link HostPreparation}),
-     * the backup schedule last: its script runs the etcdctl the install links and the admin certificate.
+     * then {@code after}: the backup schedule (its script runs the etcdctl the install links and the
+     * admin certificate) and the removal of releases a settled version change left behind.
      */
-    private Map<String, Prepared> prepareHosts(List<Step> pki, Map<String, List<EtcdConfigFile.Peer>> joiners,
-                                               BackupScheduleModule backups) {
+    private Map<String, Prepared> prepareHosts(List<Step> pki, List<Step> gate, Map<String, List<EtcdConfigFile.Peer>> joiners,
+                                               List<MemberModule> after) {
         String token = existingToken().orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
                 .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
-        return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki,
+        return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki, gate,
                 m -> {
                     boolean joining = joiners.containsKey(m.name());
                     return new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token);
-                }, List.of(backups), steps);
+                }, after, steps);
     }
 
     /**
@@ -240,7 +281,7 @@ public final class ConvergePlanner {
             return Optional.empty();
         }
         Path dir = in.snapshotDir().get();
-        String label = version instanceof VersionChange.MinorUpgrade ? "before-minor-upgrade" : "before-membership-change";
+        String label = VersionSteps.snapshotLabel(version).orElse("before-membership-change");
         Health.Access access = context.access();
         List<String> clientUrls = context.clientUrls();
         Step snapshot = Step.cluster("backup", "snapshot").kind(ChangeKind.ACTION)
@@ -306,32 +347,6 @@ public final class ConvergePlanner {
                 .readyWhen(new ClusterConditions.ClusterVersionIs(context.access(), context.clientUrls(), minor,
                         in.timeouts().ready()))
                 .does(ctx -> Outcome.OK));
-    }
-
-    /**
-     * What moving the members to the spec's version means ({@link VersionChange}): patch changes
-     * and one-minor upgrades roll member by member (the restart steps, leader last), a mixed-minor
-     * state after an interrupted upgrade resumes or rolls back; everything else (skipped minors,
-     * minor downgrades, known-bad targets) is refused with the path that works.
-     */
-    private VersionChange versionChange(List<Refusal> refusals) {
-        Version want = Version.parse(spec.etcd().version());
-        List<Version> held = new ArrayList<>();
-        for (Member m : in.desired().members()) {
-            EtcdHostFacts f = in.facts().get(m.host().name());
-            if (!f.member().hasMemberData()) {
-                continue;
-            }
-            f.member().status().map(MemberFacts.LocalStatus::version).filter(v -> !v.isEmpty())
-                    .or(() -> f.install().etcdVersion())
-                    .flatMap(Version::tryParse).ifPresent(held::add);
-        }
-        VersionChange change = VersionChange.of(held, want, VersionCatalogue.builtIn());
-        if (change instanceof VersionChange.Refused refused) {
-            refusals.add(new Refusal("version-change-refused", "cluster " + spec.name(),
-                    "cannot move to etcd " + want + ": " + refused.why(), refused.whatToDo()));
-        }
-        return change;
     }
 
     /** Reuse the token the cluster was bootstrapped with; a new token only for a new cluster. */

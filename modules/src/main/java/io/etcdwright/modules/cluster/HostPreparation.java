@@ -54,6 +54,17 @@ public final class HostPreparation {
                                              ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps,
                                              Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
                                              List<Step> steps) {
+        return plan(desired, layout, facts, pki, releases, pkiSteps, List.of(), bootstrap, after, steps);
+    }
+
+    /**
+     * As above, every host step also waiting for {@code gate}: checks that must pass before any
+     * host is touched (a version change's preflight).
+     */
+    public static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                                             ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
+                                             Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
+                                             List<Step> steps) {
         List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule(), new InstallModule(releases),
                 new CertificatesModule(pki, pkiSteps), new ConfigFileModule(), new UnitModule()));
         modules.addAll(after);
@@ -69,6 +80,7 @@ public final class HostPreparation {
                 if (change.isPresent()) {
                     Step.Builder builder = change.get().step();
                     last.ifPresent(builder::after);
+                    builder.after(gate);
                     Step step = builder.does(change.get().operation());
                     steps.add(step);
                     if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {

@@ -48,7 +48,9 @@ final class RollingRestart {
                     .reason(String.join(", ", causes.get(host)))
                     .after(previous)
                     .requires(new ClusterConditions.OthersHealthy(c.access(), m.name(), others, c.members().size()))
-                    .readyWhen(new ClusterConditions.AllHealthy(c.access(), c.clientUrls(), c.timeouts().ready()));
+                    .readyWhen(new ClusterConditions.AllHealthy(c.access(), c.clientUrls(), c.timeouts().ready()))
+                    .readyWhen(new ClusterConditions.WritesCommitThrough(c.access(), m.name(),
+                            Endpoints.clientUrl(m, c.layout()), c.timeouts().ready()));
             builder.after(prepared.getOrDefault(host, List.of()));
             Step restart = builder.does(ctx -> restart(ctx, c, m.name(), before));
             steps.add(restart);

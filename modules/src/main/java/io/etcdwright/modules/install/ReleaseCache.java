@@ -108,6 +108,37 @@ public final class ReleaseCache {
                 sumsUrl + " lists no sha256 for " + artifact.fileName()));
     }
 
+    /**
+     * Whether the source offers this release: a tarball already verified here, or a HEAD of its URL
+     * that answers 200 (a file URL that exists). Asked before a minor upgrade, which should start
+     * from the newest patch of the current minor; an unreachable source offers nothing.
+     */
+    public boolean offers(ReleaseArtifact artifact) {
+        if (Files.isRegularFile(dir.resolve(artifact.fileName()))) {
+            return true;
+        }
+        try {
+            URI uri = URI.create(artifact.url());
+            if ("file".equals(uri.getScheme())) {
+                return Files.isRegularFile(Path.of(uri));
+            }
+            HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
+            try {
+                http.setRequestMethod("HEAD");
+                http.setInstanceFollowRedirects(true);
+                http.setConnectTimeout((int) PROBE_TIMEOUT.toMillis());
+                http.setReadTimeout((int) PROBE_TIMEOUT.toMillis());
+                return http.getResponseCode() == 200;
+            } finally {
+                http.disconnect();
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
+
     private static String expectedSource(ReleaseArtifact artifact) {
         return artifact.pinnedSha256().isPresent() ? "artifacts.sha256" : artifact.checksumsUrl().orElse("");
     }

@@ -25,9 +25,12 @@ public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> k
      *
      * @param bumpRevisionFrom the first patch whose restore tool takes {@code --bump-revision} and
      *                         {@code --mark-compacted}; empty when none of the line does
+     * @param newestKnownPatch the newest patch this catalogue was written with, where probing a
+     *                         release source for newer patches starts
      */
     public record MinorLine(String minor, String restoreTool, Version minimumPatchBeforeNextMinor,
-                            Optional<Version> rollingDowngradeTo, Optional<Version> bumpRevisionFrom) {
+                            Optional<Version> rollingDowngradeTo, Optional<Version> bumpRevisionFrom,
+                            Optional<Version> newestKnownPatch) {
         /** Whether this version's restore tool can raise the revision and mark it compacted. */
         public boolean bumpsRevision(Version v) {
             return bumpRevisionFrom.map(v::isAtLeast).orElse(false);
@@ -73,7 +76,8 @@ public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> k
                     new MinorLine(minor, (String) line.get("restoreTool"),
                             Version.parse((String) line.get("minimumPatchBeforeNextMinor")),
                             Optional.ofNullable((String) line.get("rollingDowngradeTo")).map(Version::parse),
-                            Optional.ofNullable((String) line.get("bumpRevisionFrom")).map(Version::parse))));
+                            Optional.ofNullable((String) line.get("bumpRevisionFrom")).map(Version::parse),
+                            Optional.ofNullable((String) line.get("newestKnownPatch")).map(Version::parse))));
             List<KnownIssue> issues = new ArrayList<>();
             for (Map<String, Object> issue : (List<Map<String, Object>>) doc.get("knownIssues")) {
                 String severity = (String) issue.get("severity");

@@ -10,22 +10,47 @@ import java.util.Optional;
 /**
  * What changing the members' etcd to the spec's version means, decided from the versions the
  * members hold now: nothing, a patch change (up or down, rolled member by member), a minor upgrade
- * (one minor, rolled member by member, leader last; resumed from a mixed state), or a refusal
- * that says which path would work. etcd's rules (etcd-operations.md §4): one minor at a time;
- * a minor downgrade of 3.5 to a 3.4 before 3.4.32 cannot roll and needs snapshot and restore.
+ * (one minor, rolled member by member, leader last; resumed from a mixed state), a minor downgrade
+ * (snapshot and restore with the older minor, with downtime), or a refusal that says which path
+ * would work. etcd's rules (etcd-operations.md §4): one minor at a time, from the newest patch of
+ * the current minor; a minor downgrade of 3.5 to a 3.4 before 3.4.32 cannot roll.
  */
 public sealed interface VersionChange {
 
-    /** Warnings from the catalogue about the target (known issues). */
+    /** Warnings from the catalogue about the target (known issues) and about the path. */
     List<String> warnings();
+
+    /** The version this apply puts on the members: the spec's, or the first hop towards it. */
+    default Optional<Version> installs() {
+        return Optional.empty();
+    }
 
     record Unchanged(List<String> warnings) implements VersionChange {
     }
 
-    record Patch(Version from, Version to, List<String> warnings) implements VersionChange {
+    /**
+     * A patch change, rolled member by member.
+     *
+     * @param thenTo the spec's version when this patch is a hop on the way to it: etcd advises the
+     *               newest patch of a minor before the next minor, so this apply stops there and the
+     *               next one takes the minor step
+     */
+    record Patch(Version from, Version to, Optional<Version> thenTo, List<String> warnings) implements VersionChange {
+        public Patch(Version from, Version to, List<String> warnings) {
+            this(from, to, Optional.empty(), warnings);
+        }
+
+        @Override
+        public Optional<Version> installs() {
+            return Optional.of(to);
+        }
     }
 
     record MinorUpgrade(Version from, Version to, List<String> warnings) implements VersionChange {
+        @Override
+        public Optional<Version> installs() {
+            return Optional.of(to);
+        }
     }
 
     /**
@@ -33,24 +58,61 @@ public sealed interface VersionChange {
      * runs the older minor, because the cluster version moves only once every member runs the newer.
      */
     record MinorRollback(Version from, Version to, List<String> warnings) implements VersionChange {
+        @Override
+        public Optional<Version> installs() {
+            return Optional.of(to);
+        }
+    }
+
+    /**
+     * A minor downgrade, which cannot roll (an older minor's binary refuses a cluster that speaks the
+     * newer one): a verified snapshot restored with the older version, with every member down meanwhile.
+     *
+     * @param rollingFrom the first release of the older minor that could roll instead (started with
+     *                    --next-cluster-version-compatible), when one exists
+     */
+    record MinorDowngrade(Version from, Version to, Optional<Version> rollingFrom, List<String> warnings)
+            implements VersionChange {
+        @Override
+        public Optional<Version> installs() {
+            return Optional.of(to);
+        }
+
+        /** What the plan says when the operator has not allowed the downtime. */
+        public String whyNotRolling() {
+            return "etcd " + to + " cannot join a cluster that speaks " + from.major() + "." + from.minor()
+                    + rollingFrom.map(v -> " (a rolling downgrade needs " + v
+                    + " or newer, started with --next-cluster-version-compatible)").orElse("");
+        }
     }
 
     record Refused(String why, String whatToDo, List<String> warnings) implements VersionChange {
+    }
+
+    /** Which newer patch of a minor the artifact source offers: asked only when a minor step is planned. */
+    @FunctionalInterface
+    interface PatchOffers {
+        /** The newest patch of {@code v}'s minor newer than {@code v} the source offers, if any. */
+        Optional<Version> newestAfter(Version v);
+
+        PatchOffers NONE = v -> Optional.empty();
+    }
+
+    static VersionChange of(List<Version> held, Version target, VersionCatalogue catalogue) {
+        return of(held, target, catalogue, PatchOffers.NONE);
     }
 
     /**
      * @param held   the versions the members hold data of now (running or installed), one per member
      *               that has data; empty for a new cluster
      * @param target the spec's version
+     * @param offers what the artifact source offers, for the newest-patch hop before a minor upgrade
      */
-    static VersionChange of(List<Version> held, Version target, VersionCatalogue catalogue) {
+    static VersionChange of(List<Version> held, Version target, VersionCatalogue catalogue, PatchOffers offers) {
         List<String> warnings = new ArrayList<>();
-        for (VersionCatalogue.KnownIssue issue : catalogue.issuesOf(target)) {
-            if (issue.refuse()) {
-                return new Refused("etcd " + target + " has a known problem: " + issue, "choose another patch release of "
-                        + target.major() + "." + target.minor(), List.of());
-            }
-            warnings.add(issue.toString());
+        Optional<VersionChange> bad = knownIssues(target, catalogue, warnings);
+        if (bad.isPresent()) {
+            return bad.get();
         }
         if (held.isEmpty() || held.stream().allMatch(target::equals)) {
             // A new cluster or no change: the catalogue's warnings are about moving to a version, not staying.
@@ -63,49 +125,82 @@ public sealed interface VersionChange {
         }
         int minorsBelow = target.minor() - oldest.minor();
         if (newest.minor() == target.minor() + 1 && oldest.minor() == target.minor()) {
-            warnings.add("members run " + oldest + " and " + newest + ": the cluster version is still " + target.major() + "."
-                    + target.minor() + ", so the upgrade can be rolled back member by member");
+            warnings.add("mixed versions: members run " + oldest + " and " + newest + ": the cluster version is still "
+                    + minorOf(target) + ", so the upgrade can be rolled back member by member");
             return new MinorRollback(newest, target, warnings);
         }
+        if (!oldest.equals(newest) && (target.equals(oldest) || target.equals(newest))) {
+            warnings.add("mixed versions: members run " + oldest + " and " + newest + " (an interrupted version change);"
+                    + " this plan moves the rest to " + target);
+        }
         if (newest.minor() > target.minor()) {
-            return minorDowngrade(newest, target, catalogue, warnings);
+            if (newest.minor() - target.minor() > 1 || oldest.minor() < target.minor()) {
+                return new Refused("etcd downgrades one minor at a time (" + newest + " to " + target + ")",
+                        "downgrade to a " + target.major() + "." + (newest.minor() - 1) + ".x release first", warnings);
+            }
+            return new MinorDowngrade(newest, target, catalogue.line(newest).flatMap(VersionCatalogue.MinorLine::rollingDowngradeTo)
+                    .filter(v -> v.minor() == target.minor()), warnings);
         }
         if (minorsBelow == 0) {
             return new Patch(newest.equals(target) ? oldest : newest, target, warnings);
         }
         if (minorsBelow > 1) {
-            Version next = new Version(oldest.major(), oldest.minor() + 1, 0);
             return new Refused("etcd upgrades one minor at a time, and " + oldest + " to " + target + " skips "
-                    + (minorsBelow - 1) + " minor release(s)", "upgrade to a " + next.major() + "." + next.minor()
-                    + ".x release first (apply), then to " + target, warnings);
+                    + (minorsBelow - 1) + " minor release(s)", "take the path " + path(oldest, target, catalogue)
+                    + ", one apply per step", warnings);
         }
         Optional<VersionCatalogue.MinorLine> line = catalogue.line(oldest);
+        Optional<Version> newerPatch = oldest.equals(newest) ? offers.newestAfter(oldest) : Optional.empty();
+        if (newerPatch.isPresent()) {
+            List<String> hopWarnings = new ArrayList<>();
+            Optional<VersionChange> hopBad = knownIssues(newerPatch.get(), catalogue, hopWarnings);
+            if (hopBad.isEmpty()) {
+                hopWarnings.add("etcd advises the newest " + minorOf(oldest) + " patch before a minor upgrade: this apply"
+                        + " moves the members to " + newerPatch.get() + " (offered by the artifact source); the next apply"
+                        + " upgrades them to " + target);
+                return new Patch(oldest, newerPatch.get(), Optional.of(target), hopWarnings);
+            }
+            warnings.add("the artifact source offers " + newerPatch.get() + " but it has a known problem; upgrading from "
+                    + oldest + " directly");
+        }
         if (line.isPresent() && !oldest.isAtLeast(line.get().minimumPatchBeforeNextMinor())) {
             return new Refused("etcd " + oldest + " is older than " + line.get().minimumPatchBeforeNextMinor()
-                    + ", the patch etcd requires before upgrading to " + target.major() + "." + target.minor(),
+                    + ", the patch etcd requires before upgrading to " + minorOf(target),
                     "set etcd.version to " + line.get().minimumPatchBeforeNextMinor() + " or newer first (apply), then to "
                             + target, warnings);
         }
-        if (newest.minor() == target.minor()) {
-            // Some members run the new minor already: an upgrade was interrupted between members. The
-            // newest-patch advice is moot now (the old minor's members leave it by this very change).
-            warnings.add("members run " + oldest + " and " + newest + ": a minor upgrade to " + target.major() + "."
-                    + target.minor() + " was left half-way and resumes member by member; the cluster version stays "
-                    + oldest.major() + "." + oldest.minor() + " until every member runs " + target.major() + "." + target.minor()
-                    + ", so until then setting etcd.version back to " + oldest + " rolls it back instead");
-        } else {
-            warnings.add("etcd advises the newest " + oldest.major() + "." + oldest.minor() + " patch before a minor upgrade;"
-                    + " the members run " + oldest + " (a newer patch, if your artifact source has one, is one apply away)");
+        if (oldest.equals(newest)) {
+            warnings.add("etcd advises the newest " + minorOf(oldest) + " patch before a minor upgrade; the members run "
+                    + oldest + " and the artifact source offers no newer " + minorOf(oldest) + " patch");
         }
         return new MinorUpgrade(oldest, target, warnings);
     }
 
-    private static VersionChange minorDowngrade(Version from, Version to, VersionCatalogue catalogue, List<String> warnings) {
-        Optional<Version> rolling = catalogue.line(from).flatMap(VersionCatalogue.MinorLine::rollingDowngradeTo);
-        String rollingNote = rolling.map(v -> " (a rolling downgrade needs " + v + " or newer, started with"
-                + " --next-cluster-version-compatible)").orElse("");
-        return new Refused("a minor downgrade from " + from + " to " + to + " cannot roll member by member" + rollingNote,
-                "take a backup, then restore it with etcd " + to + " (the downtime is the restore's); or keep "
-                        + from.major() + "." + from.minor() + ".x", warnings);
+    /** The catalogue's known problems of {@code v}: a refusal, or warnings added to {@code warnings}. */
+    private static Optional<VersionChange> knownIssues(Version v, VersionCatalogue catalogue, List<String> warnings) {
+        for (VersionCatalogue.KnownIssue issue : catalogue.issuesOf(v)) {
+            if (issue.refuse()) {
+                return Optional.of(new Refused("etcd " + v + " has a known problem: " + issue, "choose another patch release of "
+                        + minorOf(v), List.of()));
+            }
+            warnings.add(issue.toString());
+        }
+        return Optional.empty();
+    }
+
+    /** "3.4.23 -> newest 3.4 patch -> 3.5.32 or newer -> 3.6.0": the hops a skipped minor would take. */
+    static String path(Version from, Version to, VersionCatalogue catalogue) {
+        StringBuilder path = new StringBuilder(from.toString()).append(" -> newest ").append(minorOf(from)).append(" patch");
+        for (int minor = from.minor() + 1; minor < to.minor(); minor++) {
+            Version step = new Version(from.major(), minor, 0);
+            Optional<Version> minimum = catalogue.line(step).map(VersionCatalogue.MinorLine::minimumPatchBeforeNextMinor)
+                    .filter(v -> v.patch() > 0);
+            path.append(" -> ").append(minimum.map(v -> v + " or newer").orElse("newest " + minorOf(step) + " patch"));
+        }
+        return path.append(" -> ").append(to).toString();
+    }
+
+    private static String minorOf(Version v) {
+        return v.major() + "." + v.minor();
     }
 }

@@ -1,0 +1,134 @@
+package io.etcdwright.modules.cluster;
+
+import io.etcdwright.engine.plan.ChangeKind;
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.upgrade.VersionChange;
+import io.etcdwright.modules.upgrade.VersionPreflight;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The parts of a converge plan that belong to a version change ({@link VersionChange}): what the
+ * members hold, the refusal when the change cannot be made, the preflight every host step waits
+ * for, and the snapshot's name. The rolling restarts themselves are the converge plan's: a new
+ * binary is one more reason to restart, like a new certificate.
+ */
+final class VersionSteps {
+    private VersionSteps() {
+    }
+
+    /** What moving the members to the spec's version means, from the versions they hold now. */
+    static VersionChange change(ConvergePlanner.Inputs in) {
+        Version want = Version.parse(in.desired().spec().etcd().version());
+        List<Version> held = held(in).values().stream().toList();
+        return VersionChange.of(held, want, VersionCatalogue.builtIn(), in.versions().offers());
+    }
+
+    /**
+     * The version each member with data runs (as it answers on its host), or has installed when it
+     * does not run; by member name.
+     */
+    static Map<String, Version> held(ConvergePlanner.Inputs in) {
+        Map<String, Version> held = new LinkedHashMap<>();
+        for (Member m : in.desired().members()) {
+            EtcdHostFacts f = in.facts().get(m.host().name());
+            if (f == null || !f.member().hasMemberData()) {
+                continue;
+            }
+            f.member().status().map(MemberFacts.LocalStatus::version).filter(v -> !v.isEmpty())
+                    .or(() -> f.install().etcdVersion())
+                    .flatMap(Version::tryParse).ifPresent(v -> held.put(m.name(), v));
+        }
+        return held;
+    }
+
+    /** Why the change cannot be planned, if it cannot. */
+    static Optional<Refusal> refusal(VersionChange change, boolean allowDowntime, String cluster) {
+        if (change instanceof VersionChange.Refused refused) {
+            return Optional.of(new Refusal("version-change-refused", "cluster " + cluster,
+                    "cannot move to that etcd version: " + refused.why(), refused.whatToDo()));
+        }
+        if (change instanceof VersionChange.MinorDowngrade down && !allowDowntime) {
+            return Optional.of(new Refusal("downtime-not-allowed", "cluster " + cluster,
+                    "a minor downgrade from " + down.from() + " to " + down.to() + " cannot roll member by member: "
+                            + down.whyNotRolling() + ". The way is a verified snapshot restored with etcd " + down.to()
+                            + ", every member stopped meanwhile",
+                    "stop the writers (kube-apiservers) and apply with --allow-downtime; or keep " + down.from().major() + "."
+                            + down.from().minor() + ".x"));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The checks a version change must pass when the apply runs, before any host is touched:
+     * {@link VersionPreflight} on the members running when planned (a member down then is started by
+     * the plan on the new version; the restarts keep quorum with their own checks).
+     */
+    static Optional<Step> preflight(VersionChange change, Map<String, Version> held, ConvergePlanner.Context c,
+                                    ConvergePlanner.Inputs in) {
+        Optional<Version> target = change.installs();
+        if (target.isEmpty() || change instanceof VersionChange.MinorDowngrade) {
+            return Optional.empty();
+        }
+        Map<String, String> running = new LinkedHashMap<>();
+        for (Member m : c.members()) {
+            EtcdHostFacts f = in.facts().get(m.host().name());
+            if (held.containsKey(m.name()) && f != null && f.service().running()) {
+                running.put(m.name(), Endpoints.clientUrl(m, c.layout()));
+            }
+        }
+        if (running.isEmpty()) {
+            return Optional.empty();
+        }
+        Set<String> allowed = new LinkedHashSet<>();
+        held.values().forEach(v -> allowed.add(v.toString()));
+        allowed.add(target.get().toString());
+        List<String> from = new ArrayList<>(new LinkedHashSet<>(held.values().stream().map(Version::toString).toList()));
+        String what = describe(change);
+        boolean refuseAuth = change instanceof VersionChange.MinorUpgrade up && up.from().minor() == 4 && up.to().minor() == 5;
+        return Optional.of(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
+                .summary("check the members before the " + what)
+                .reason("members on " + String.join(" and ", from) + " when planned; checked again when applied")
+                .requires(new VersionPreflight(c.access(), running, allowed, refuseAuth, what))
+                .does(ctx -> Outcome.OK));
+    }
+
+    /** The safety snapshot's label for a version change. */
+    static Optional<String> snapshotLabel(VersionChange change) {
+        if (change instanceof VersionChange.MinorUpgrade) {
+            return Optional.of("before-minor-upgrade");
+        }
+        if (change instanceof VersionChange.MinorRollback) {
+            return Optional.of("before-minor-rollback");
+        }
+        if (change instanceof VersionChange.Patch) {
+            return Optional.of("before-patch-change");
+        }
+        return Optional.empty();
+    }
+
+    private static String describe(VersionChange change) {
+        if (change instanceof VersionChange.MinorUpgrade up) {
+            return "minor upgrade to " + up.to();
+        }
+        if (change instanceof VersionChange.MinorRollback back) {
+            return "rollback to " + back.to();
+        }
+        if (change instanceof VersionChange.Patch patch) {
+            return "patch change to " + patch.to();
+        }
+        return "version change";
+    }
+}
