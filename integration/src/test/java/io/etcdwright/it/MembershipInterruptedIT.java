@@ -6,15 +6,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,7 +37,7 @@ class MembershipInterruptedIT {
     static void hosts() throws Exception {
         Testbed.up(3);
         home = Testbed.freshWorkstationHome();
-        base = Files.readString(Testbed.ROOT.resolve("examples/single-node.yaml")).replace("name: single", "name: interrupted");
+        base = Testbed.example("single-node.yaml").replace("name: single", "name: interrupted");
         spec = home.resolve("interrupted.yaml");
     }
 
@@ -84,7 +82,10 @@ class MembershipInterruptedIT {
         WriteLoad.Acks acks;
         try (WriteLoad load = WriteLoad.start(before, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
-            String seen = applyKilledAfter(killAfter);
+            String seen;
+            try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+                seen = apply.killAfter(Pattern.compile(Pattern.quote(killAfter)), Duration.ofMinutes(3));
+            }
             assertTrue(seen.contains(killAfter), "the kill point was reached: " + seen);
             assertFalse(seen.contains("RECAP"), "the first apply must not have finished: " + seen);
 
@@ -102,11 +103,7 @@ class MembershipInterruptedIT {
             acks = load.stop();
         }
         Map<String, String> after = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
-        WriteLoad.Report report = WriteLoad.check(after, acks);
-        System.out.println("[" + name + "] " + report);
-        assertTrue(report.lostNothing(), report.toString());
-        assertTrue(report.membersAgree(), report.toString());
-        assertTrue(report.watchSawEachOnceInOrder(), report.toString());
+        WriteLoad.checkNothingLost(after, acks, name, members.size());
 
         JsonNode status = new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
         assertTrue(status.path("healthy").asBoolean(), status.toString());
@@ -129,23 +126,4 @@ class MembershipInterruptedIT {
         throw new AssertionError("no leader: " + status);
     }
 
-    /** The real launcher in its own process, SIGKILLed once it has printed {@code line}; returns what it printed. */
-    private static String applyKilledAfter(String line) throws Exception {
-        List<String> cmd = List.of(Testbed.ROOT.resolve("bin/etcdwright").toString(), "apply", "-i", INV, "-f", spec.toString(),
-                "--yes");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDWRIGHT_HOME", home.toString());
-        Process apply = pb.start();
-        StringBuilder out = new StringBuilder();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        InputStream in = apply.getInputStream();
-        byte[] buffer = new byte[1];
-        while (System.nanoTime() < deadline && out.indexOf(line) < 0 && in.read(buffer) == 1) {
-            out.append(new String(buffer, StandardCharsets.ISO_8859_1));
-        }
-        apply.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-        apply.destroyForcibly().waitFor();
-        System.out.println("apply killed after '" + line + "':\n" + out);
-        return out.toString();
-    }
 }
