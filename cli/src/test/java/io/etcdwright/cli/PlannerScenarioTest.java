@@ -198,7 +198,7 @@ class PlannerScenarioTest {
                 "h2/certificates <- cluster/clients", "h3/certificates <- cluster/clients"), shape(plan));
         String reason = step(plan, "h1/certificates").reason();
         assertTrue(reason.contains("expires in 24 days"), reason);
-        assertTrue(reason.endsWith("(etcd reads its certificate at each new TLS handshake: no restart)"), reason);
+        assertTrue(reason.endsWith("; etcd reads its certificate at each new TLS handshake: no restart"), reason);
     }
 
     @Test

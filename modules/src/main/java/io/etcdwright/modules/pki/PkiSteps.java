@@ -106,7 +106,7 @@ public final class PkiSteps {
         return Optional.of(Step.on(host, "pki", "certificates")
                 .kind(anyOnHost ? ChangeKind.UPDATE : ChangeKind.CREATE)
                 .summary("certificates for " + member.name())
-                .reason(String.join("; ", reasons) + note.map(n -> " (" + n + ")").orElse(""))
+                .reason(String.join("; ", reasons) + note.map(n -> "; " + n).orElse(""))
                 .observed(digestOf(hostFiles)));
     }
 
