@@ -27,11 +27,13 @@ class RollingUnderLoadIT {
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
     static Path home;
+    static Etcdctl etcdctl;
 
     @BeforeAll
     static void hosts() {
         Testbed.up(3);
         home = Testbed.freshWorkstationHome();
+        etcdctl = Etcdctl.unpack(Testbed.scratch("rolling-etcdctl"), "3.5.16");
     }
 
     @AfterEach
@@ -222,6 +224,14 @@ class RollingUnderLoadIT {
         assertTrue(status.path("healthy").asBoolean(), status.toString());
         for (JsonNode m : status.path("members")) {
             assertEquals(version, m.path("version").asText(), m.toString());
+        }
+        // The same from an independent client: upstream's etcdctl asks every member itself.
+        Testbed.Result endpoints = etcdctl.run(env, "endpoint", "status", "--cluster", "-w", "json");
+        assertEquals(0, endpoints.exitCode(), endpoints.stderr());
+        JsonNode answers = new ObjectMapper().readTree(endpoints.stdout());
+        assertEquals(3, answers.size(), endpoints.stdout());
+        for (JsonNode answer : answers) {
+            assertEquals(version, answer.path("Status").path("version").asText(), answer.toString());
         }
         return report;
     }

@@ -6,8 +6,6 @@ import io.etcd.jetcd.api.AlarmRequest;
 import io.etcd.jetcd.api.AlarmType;
 import io.etcd.jetcd.api.MaintenanceGrpc;
 import io.etcdwright.engine.plan.ConditionNotMetException;
-import io.etcdwright.engine.plan.StepContext;
-import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.modules.upgrade.VersionPreflight;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
@@ -23,10 +21,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -80,16 +75,16 @@ class VersionPreflightTest {
     @Test
     @Order(1)
     void aHealthyMemberOnAPlannedVersionPasses() {
-        Notes notes = new Notes();
+        EtcdAdminClientTest.Notes notes = new EtcdAdminClientTest.Notes();
         preflight(access, Set.of(version, "9.9.9"), true).verify(notes);
-        assertTrue(notes.lines.get(0).contains("m1 " + version), notes.lines.toString());
+        assertTrue(notes.notes.get(0).contains("m1 " + version), notes.notes.toString());
     }
 
     @Test
     @Order(2)
     void aVersionThePlanWasNotMadeFromStopsIt() {
         ConditionNotMetException e = assertThrows(ConditionNotMetException.class,
-                () -> preflight(access, Set.of("3.3.0"), false).verify(new Notes()));
+                () -> preflight(access, Set.of("3.3.0"), false).verify(new EtcdAdminClientTest.Notes()));
         assertTrue(e.getMessage().contains("member m1 runs etcd " + version + ", not one of the versions"), e.getMessage());
         assertTrue(e.getMessage().contains("Nothing has been changed on any member"), e.getMessage());
     }
@@ -99,7 +94,7 @@ class VersionPreflightTest {
     void aMemberThatDoesNotAnswerStopsIt() {
         VersionPreflight withDeadMember = new VersionPreflight(access, Map.of("m1", cluster.clientUrls().get(0),
                 "gone", "https://127.0.0.1:1"), Set.of(version), false, "patch change");
-        ConditionNotMetException e = assertThrows(ConditionNotMetException.class, () -> withDeadMember.verify(new Notes()));
+        ConditionNotMetException e = assertThrows(ConditionNotMetException.class, () -> withDeadMember.verify(new EtcdAdminClientTest.Notes()));
         assertTrue(e.getMessage().contains("member gone at https://127.0.0.1:1 does not answer"), e.getMessage());
     }
 
@@ -109,12 +104,12 @@ class VersionPreflightTest {
         alarm(AlarmRequest.AlarmAction.ACTIVATE);
         try {
             ConditionNotMetException e = assertThrows(ConditionNotMetException.class,
-                    () -> preflight(access, Set.of(version), false).verify(new Notes()));
+                    () -> preflight(access, Set.of(version), false).verify(new EtcdAdminClientTest.Notes()));
             assertTrue(e.getMessage().contains("alarm NOSPACE is raised"), e.getMessage());
         } finally {
             alarm(AlarmRequest.AlarmAction.DEACTIVATE);
         }
-        preflight(access, Set.of(version), false).verify(new Notes());
+        preflight(access, Set.of(version), false).verify(new EtcdAdminClientTest.Notes());
     }
 
     @Test
@@ -127,9 +122,9 @@ class VersionPreflightTest {
             client.getAuthClient().authEnable().get(10, TimeUnit.SECONDS);
         }
         ConditionNotMetException e = assertThrows(ConditionNotMetException.class,
-                () -> preflight(rootAccess, Set.of(version), true).verify(new Notes()));
+                () -> preflight(rootAccess, Set.of(version), true).verify(new EtcdAdminClientTest.Notes()));
         assertTrue(e.getMessage().contains("authentication is enabled"), e.getMessage());
-        preflight(rootAccess, Set.of(version), false).verify(new Notes());
+        preflight(rootAccess, Set.of(version), false).verify(new EtcdAdminClientTest.Notes());
     }
 
     private static void alarm(AlarmRequest.AlarmAction action) throws Exception {
@@ -156,34 +151,5 @@ class VersionPreflightTest {
 
     private static ByteSequence bytes(String s) {
         return ByteSequence.from(s, StandardCharsets.UTF_8);
-    }
-
-    /** The step context of a condition checked outside an executor: it keeps the notes. */
-    private static final class Notes implements StepContext {
-        final List<String> lines = new ArrayList<>();
-
-        @Override
-        public HostSession session() {
-            throw new UnsupportedOperationException("a cluster condition has no host");
-        }
-
-        @Override
-        public HostSession session(String host) {
-            throw new UnsupportedOperationException("a cluster condition has no host");
-        }
-
-        @Override
-        public void note(String message) {
-            lines.add(message);
-        }
-
-        @Override
-        public void output(String key, String value) {
-        }
-
-        @Override
-        public Optional<String> outputOf(String stepId, String key) {
-            return Optional.empty();
-        }
     }
 }
