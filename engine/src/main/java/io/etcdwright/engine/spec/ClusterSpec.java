@@ -9,10 +9,11 @@ import java.util.Optional;
  * (docs/desired-state.md).
  *
  * @param file   the spec file as given; relative paths inside it were resolved against its directory
- * @param backup empty when the spec has no backup section
+ * @param backup  empty when the spec has no backup section
+ * @param clients which hosts hold the admin and kube-apiserver client keys (none unless named)
  */
 public record ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
-                          Optional<BackupPolicy> backup) {
+                          Optional<BackupPolicy> backup, ClientKeys clients) {
 
     public ClusterSpec {
         Objects.requireNonNull(file, "file");
@@ -22,5 +23,6 @@ public record ClusterSpec(Path file, String name, Members members, EtcdSettings 
         Objects.requireNonNull(artifacts, "artifacts");
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(backup, "backup");
+        Objects.requireNonNull(clients, "clients");
     }
 }

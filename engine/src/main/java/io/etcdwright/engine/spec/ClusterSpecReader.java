@@ -35,7 +35,7 @@ final class ClusterSpecReader {
 
     ClusterSpec read() {
         String name = text(FieldPath.of("cluster", "name")).orElse("");
-        return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name));
+        return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name), clients());
     }
 
     private Members members() {
@@ -132,6 +132,27 @@ final class ClusterSpecReader {
                 integer(retention.key("keepAllForHours")).orElse(BackupPolicy.Retention.DEFAULT_KEEP_ALL_FOR_HOURS),
                 integer(retention.key("hourlyForDays")).orElse(BackupPolicy.Retention.DEFAULT_HOURLY_FOR_DAYS),
                 integer(retention.key("dailyForDays")).orElse(BackupPolicy.Retention.DEFAULT_DAILY_FOR_DAYS))));
+    }
+
+    private ClientKeys clients() {
+        Map<String, ClientKeys.Targets> targets = new LinkedHashMap<>();
+        for (String client : ClientKeys.CLIENTS) {
+            FieldPath at = FieldPath.of("clients", client);
+            if (node(at).isObject()) {
+                targets.put(client, new ClientKeys.Targets(texts(at.key("hosts")), texts(at.key("groups"))));
+            }
+        }
+        return new ClientKeys(targets);
+    }
+
+    private List<String> texts(FieldPath path) {
+        List<String> values = new ArrayList<>();
+        node(path).forEach(v -> {
+            if (v.isTextual()) {
+                values.add(v.textValue());
+            }
+        });
+        return values;
     }
 
     private BackupStore store(FieldPath store, String clusterName) {

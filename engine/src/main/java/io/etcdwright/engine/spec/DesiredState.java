@@ -30,7 +30,28 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
         EtcdSettings etcd = spec.etcd();
         ClusterSpec hop = new ClusterSpec(spec.file(), spec.name(), spec.members(),
                 new EtcdSettings(version, etcd.ports(), etcd.dataDir(), etcd.settings()), spec.artifacts(), spec.tls(),
-                spec.backup());
+                spec.backup(), spec.clients());
         return new DesiredState(inventory, hop, members, warnings);
+    }
+
+    /**
+     * The member hosts that hold a copy of {@code client}'s certificate and key
+     * ({@link ClientKeys#ADMIN}, {@link ClientKeys#KUBE_APISERVER}): those the spec's {@code clients}
+     * names, by host or group; none when it names none. Loading refused any target that is not a member.
+     */
+    public java.util.Set<String> clientHosts(String client) {
+        ClientKeys.Targets targets = spec.clients().targets().get(client);
+        java.util.Set<String> named = new java.util.HashSet<>();
+        if (targets != null) {
+            named.addAll(targets.hosts());
+            targets.groups().forEach(g -> inventory.hostsOf(g).forEach(h -> named.add(h.name())));
+        }
+        java.util.Set<String> holders = new java.util.LinkedHashSet<>();
+        members.forEach(m -> {
+            if (named.contains(m.host().name())) {
+                holders.add(m.host().name());
+            }
+        });
+        return java.util.Collections.unmodifiableSet(holders);
     }
 }

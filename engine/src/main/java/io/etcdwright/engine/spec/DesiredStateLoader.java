@@ -36,6 +36,9 @@ public final class DesiredStateLoader {
             boolean compareMembers = !inventoryOutcome.hasErrorsInVariables(MEMBER_IDENTITY_VARIABLES);
             members = new MemberSelection(spec.get().document(), spec.get().spec(), inventory.get(),
                     compareMembers, problems).select();
+            if (!members.isEmpty()) {
+                new ClientTargetsCheck(spec.get().document(), spec.get().spec(), inventory.get(), members, problems).check();
+            }
         }
         problems.throwIfErrors();
         return new DesiredState(inventory.orElseThrow(), spec.orElseThrow().spec(), members, problems.warnings());

@@ -72,6 +72,42 @@ class DesiredStateLoaderTest {
     }
 
     @Test
+    void clientKeysGoToTheMemberHostsTheSpecNamesByHostOrGroupAndNowhereByDefault() {
+        String inventory = INVENTORY.replace("    web:\n", "    control:\n      hosts:\n        h3:\n        h2:\n    web:\n");
+        DesiredState none = load(inventory, SPEC);
+        assertEquals(java.util.Set.of(), none.clientHosts(ClientKeys.ADMIN));
+        assertEquals(java.util.Set.of(), none.clientHosts(ClientKeys.KUBE_APISERVER));
+
+        DesiredState named = load(inventory, SPEC + """
+                clients:
+                  admin: {hosts: [h2]}
+                  kube-apiserver: {groups: [control], hosts: [h1]}
+                """);
+        assertEquals(List.of("h2"), List.copyOf(named.clientHosts(ClientKeys.ADMIN)));
+        assertEquals(List.of("h1", "h2", "h3"), List.copyOf(named.clientHosts(ClientKeys.KUBE_APISERVER)), "in member order");
+        assertEquals(List.of(), named.spec().clients().targets().get(ClientKeys.ADMIN).groups());
+    }
+
+    @Test
+    void clientTargetsMustBeMembersOfThisCluster() {
+        assertEquals(List.of(
+                "demo.yaml:8:19: error: clients.admin.hosts[0]: host 'w1' is not a member of this cluster (members: h1, h2,"
+                        + " h3): client keys go to member hosts only; copy them elsewhere from the workstation"
+                        + " (kube-apiserver-flags --workstation-paths)",
+                "demo.yaml:9:29: error: clients.kube-apiserver.groups[0]: group 'web' reaches w1, which is not a member of"
+                        + " this cluster (members: h1, h2, h3): client keys go to member hosts only; copy them elsewhere from"
+                        + " the workstation (kube-apiserver-flags --workstation-paths)",
+                "demo.yaml:9:34: error: clients.kube-apiserver.groups[1]: group 'masters' is not in hosts.yaml (groups: etcd, web)"),
+                problems(SPEC + """
+                        members:
+                          group: etcd
+                        clients:
+                          admin: {hosts: [w1]}
+                          kube-apiserver: {groups: [web, masters]}
+                        """));
+    }
+
+    @Test
     void membersFollowTheHostsListOrderAndInventoryVariables() {
         DesiredState state = load(INVENTORY.replace("h2: {ansible_host: 10.77.0.12}",
                         "h2: {ansible_host: 10.77.0.12, etcd_address: 192.168.0.2, etcd_member_name: infra2}"),
