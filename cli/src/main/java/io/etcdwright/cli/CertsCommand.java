@@ -40,8 +40,8 @@ final class CertsCommand implements Callable<Integer> {
     static final int JSON_VERSION = 1;
 
     static final Probe<Map<String, FileState>> CERTIFICATE_FILES = new FilesProbe("certificate-files",
-            HostCertificates.certPaths(), new LinkedHashSet<>(HostCertificates.certPaths()));
-    static final KeyFilesProbe KEY_FILES = new KeyFilesProbe("key-files", HostCertificates.keyPaths());
+            HostCertificates.allCertPaths(), new LinkedHashSet<>(HostCertificates.allCertPaths()));
+    static final KeyFilesProbe KEY_FILES = new KeyFilesProbe("key-files", HostCertificates.allKeyPaths());
 
     @Mixin
     InputOptions input;

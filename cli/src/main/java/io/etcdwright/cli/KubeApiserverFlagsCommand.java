@@ -1,6 +1,7 @@
 package io.etcdwright.cli;
 
 import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.spec.ClientKeys;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.Endpoints;
@@ -25,7 +26,8 @@ import java.util.concurrent.Callable;
         "one --flag=value per line, as kube-apiserver's manifest takes them (each an item of its command list:",
         "  - --etcd-servers=https://10.77.0.11:2379,...).",
         "Values are not shell-quoted: paste them into the manifest; do not eval this output.",
-        "Paths are where every member holds the apiserver's client certificate (a stacked control plane);",
+        "Paths are where the hosts named in the spec's clients.kube-apiserver hold its client certificate (a stacked",
+        "control plane); with no host named there, a warning says so (no host holds them: members do not by default);",
         "--workstation-paths prints the workstation's copies instead, to copy elsewhere.",
         "-o json prints the same flags as one JSON object (flag name without dashes -> value)."})
 final class KubeApiserverFlagsCommand implements Callable<Integer> {
@@ -55,6 +57,11 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
             flags.put("etcd-certfile", pair.cert().toAbsolutePath().toString());
             flags.put("etcd-keyfile", pair.key().toAbsolutePath().toString());
         } else {
+            if (desired.clientHosts(ClientKeys.KUBE_APISERVER).isEmpty()) {
+                spec.commandLine().getErr().println("warning: clients.kube-apiserver in " + input.spec + " names no host, so no"
+                        + " host holds " + HostCertificates.keyPath(HostCertificates.APISERVER) + ": name the control plane's"
+                        + " hosts there, or copy the workstation's (--workstation-paths)");
+            }
             flags.put("etcd-cafile", HostCertificates.certPath(HostCertificates.CA));
             flags.put("etcd-certfile", HostCertificates.certPath(HostCertificates.APISERVER));
             flags.put("etcd-keyfile", HostCertificates.keyPath(HostCertificates.APISERVER));

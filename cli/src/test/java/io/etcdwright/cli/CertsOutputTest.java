@@ -69,6 +69,7 @@ class CertsOutputTest {
         ClusterPki pki = pki(dir.resolve("pki"));
         pki.ensure(pki.memberPair(H1, HostCertificates.SERVER), pki.memberRequest(H1, HostCertificates.SERVER));
         pki.ensure(pki.clientPair(HostCertificates.ADMIN), pki.clientRequest(HostCertificates.ADMIN));
+        pki.ensure(pki.memberPair(H1, HostCertificates.HEALTHCHECK), pki.memberRequest(H1, HostCertificates.HEALTHCHECK));
         List<CertificateReport.Entry> entries = new java.util.ArrayList<>(CertificateReport.workstation(pki, List.of(H1)));
         entries.addAll(CertificateReport.host("h1", pki, H1, hostWithCopies(pki)));
         Map<String, Object> doc = CertsCommand.document("demo", entries, Map.of("h2", "connection refused"), NOW,
@@ -80,13 +81,15 @@ class CertsOutputTest {
         assertEquals(1, doc.get("version"));
         String states = entries.stream().map(e -> e.location() + "/" + e.kind() + "=" + (e.certificate().isPresent() ? "present"
                 : e.missing() ? "missing" : "damaged")).toList().toString();
-        assertEquals("[workstation/ca=present, workstation/server=present, workstation/peer=missing, workstation/admin=present,"
-                + " workstation/kube-apiserver-etcd-client=missing, h1/ca=present, h1/server=present, h1/peer=damaged]", states);
+        assertEquals("[workstation/ca=present, workstation/server=present, workstation/peer=missing,"
+                + " workstation/healthcheck-client=present, workstation/admin=present,"
+                + " workstation/kube-apiserver-etcd-client=missing, h1/ca=present, h1/server=present, h1/peer=damaged,"
+                + " h1/healthcheck-client=missing]", states);
         assertTrue(json.contains("\"matches_certificate\" : true") || json.contains("\"matches_certificate\":true"), json);
         assertTrue(json.contains("openssl is not installed on the host"), json);
         assertTrue(!json.contains("PRIVATE KEY"), "no key material in the output");
-        // Within 400 days: the workstation's server and admin certificates and h1's server copy (not the CA).
-        assertEquals(3L, doc.get("expiring"));
+        // Within 400 days: the workstation's server, healthcheck and admin certificates and h1's server copy (not the CA).
+        assertEquals(4L, doc.get("expiring"));
         // The schema is no formality: a document of another version, or a key that leaked a field, fails it.
         assertEquals(1, SchemaCheck.check(YamlDocument.parse(Path.of("certs.json"), json.replaceFirst("\"version\" ?: ?1", "\"version\": 2")),
                 "/schemas/certs.schema.json").size());

@@ -136,6 +136,60 @@ class PlannerScenarioTest {
         assertEquals(List.of(), plan(new Scenario("converged-34", "three-34")).steps());
     }
 
+    // ---- least key material on hosts ----
+
+    static final String ADMIN_FILES = "/etc/etcd/pki/admin.key, /etc/etcd/pki/admin.crt";
+    static final String APISERVER_FILES = "/etc/etcd/pki/kube-apiserver-etcd-client.key, /etc/etcd/pki/kube-apiserver-etcd-client.crt";
+
+    /**
+     * The recorded hosts, made by an etcdwright that put the admin and kube-apiserver client keys on
+     * every member: the upgrade gives each member its own healthcheck client, then removes the
+     * shared client files by name, and restarts nothing (neither is a file etcd reads).
+     */
+    @Test
+    void anUpgradeGivesEachMemberItsHealthcheckClientAndRemovesTheSharedClientKeysWithoutARestart() {
+        Plan plan = plan(new Scenario("converged", "three").recorded());
+        List<String> want = new ArrayList<>();
+        for (String h : List.of("h1", "h2", "h3")) {
+            want.addAll(List.of(h + "/certificates", h + "/client-keys <- " + h + "/certificates"));
+        }
+        assertEquals(want, shape(plan));
+        Step certs = step(plan, "h1/certificates");
+        assertEquals(io.etcdwright.engine.plan.ChangeKind.UPDATE, certs.kind());
+        assertEquals("healthcheck-client.crt missing on host; healthcheck-client.key missing on host; "
+                + io.etcdwright.modules.pki.CertificatesModule.NO_RESTART, certs.reason());
+        Step removal = step(plan, "h2/client-keys");
+        assertEquals(io.etcdwright.engine.plan.ChangeKind.DELETE, removal.kind());
+        assertEquals("remove " + ADMIN_FILES + ", " + APISERVER_FILES, removal.summary());
+        assertEquals("clients does not name h2 for admin or kube-apiserver: client keys stay on the workstation unless"
+                + " the spec names the host; no restart", removal.reason());
+        assertTrue(plan.steps().stream().noneMatch(st -> st.id().endsWith("/restart")), shape(plan).toString());
+    }
+
+    /** The spec's clients keeps the named hosts' copies and removes only the others'. */
+    @Test
+    void hostsTheSpecNamesForAClientKeepItsKeyAndOnlyTheOthersLoseIt() {
+        Plan plan = scenarios.plan(new Scenario("converged", "three-clients").recorded(), "inventory-control-plane");
+        assertEquals(List.of("h1/certificates", "h2/certificates", "h2/client-keys <- h2/certificates", "h3/certificates",
+                "h3/client-keys <- h3/certificates"), shape(plan));
+        assertEquals("remove " + ADMIN_FILES, step(plan, "h2/client-keys").summary());
+        assertEquals("clients does not name h2 for admin: client keys stay on the workstation unless the spec names the"
+                + " host; no restart", step(plan, "h2/client-keys").reason());
+        assertEquals("remove " + ADMIN_FILES + ", " + APISERVER_FILES, step(plan, "h3/client-keys").summary());
+    }
+
+    /** Hosts as this version leaves them, then named in clients: the copies are delivered, nothing restarts. */
+    @Test
+    void hostsNewlyNamedForAClientGetItsCertificateAndKey() {
+        Plan plan = scenarios.plan(new Scenario("converged", "three-clients"), "inventory-control-plane");
+        assertEquals(List.of("h1/certificates", "h2/certificates"), shape(plan));
+        assertEquals("admin.crt missing on host; admin.key missing on host; kube-apiserver-etcd-client.crt missing on host;"
+                + " kube-apiserver-etcd-client.key missing on host; " + io.etcdwright.modules.pki.CertificatesModule.NO_RESTART,
+                step(plan, "h1/certificates").reason());
+        assertEquals("kube-apiserver-etcd-client.crt missing on host; kube-apiserver-etcd-client.key missing on host; "
+                + io.etcdwright.modules.pki.CertificatesModule.NO_RESTART, step(plan, "h2/certificates").reason());
+    }
+
     @Test
     void aStoppedMemberIsStartedAndTheClusterAwaitedHealthy() {
         assertEquals(List.of("h2/start", "cluster/healthy <- h2/start"), shape(plan(new Scenario("h2-stopped", "three"))));
@@ -210,7 +264,7 @@ class PlannerScenarioTest {
         want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")),
                 "cluster/ca, cluster/clients", "certificates"));
         assertEquals(want, shape(plan));
-        assertEquals("server: new CA; peer: new CA", step(plan, "h1/certificates").reason());
+        assertEquals("server: new CA; peer: new CA; healthcheck-client: new CA", step(plan, "h1/certificates").reason());
         // A CA file is read only when etcd starts: a new one still rolls, one member at a time.
         assertTrue(step(plan, "h1/restart").reason().contains("CA certificate changed: etcd reads its CA files only at start"),
                 step(plan, "h1/restart").reason());

@@ -8,7 +8,10 @@ import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.cluster.ConvergePlanner;
+import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.cluster.EtcdProbes;
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.modules.pki.HostCertificates;
 import io.etcdwright.modules.cluster.PendingStops;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.restore.RestoreMarker;
@@ -47,18 +50,29 @@ final class PlannerScenarios {
     /** The workstation PKI recorded with the facts: the 3.5 cluster's, or the 3.4 one's. */
     enum Pki { PKI_35, PKI_34, NONE }
 
-    /** A scenario: which recorded facts, which spec, which PKI, and how long after recording. */
-    record Scenario(String facts, String spec, Pki pki, Duration later) {
+    /**
+     * A scenario: which recorded facts, which spec, which PKI, and how long after recording.
+     * {@code asRecorded}: the hosts exactly as recorded, by an etcdwright that put the admin and
+     * kube-apiserver client keys on every member and no healthcheck client (an upgrade); otherwise
+     * (the default) each member host that held them is read as this version leaves it: without the
+     * shared client files, with its own healthcheck client of the recorded PKI ({@link #leastKeys}).
+     */
+    record Scenario(String facts, String spec, Pki pki, Duration later, boolean asRecorded) {
         Scenario(String facts, String spec) {
-            this(facts, spec, facts.endsWith("-34") ? Pki.PKI_34 : Pki.PKI_35, Duration.ZERO);
+            this(facts, spec, facts.endsWith("-34") ? Pki.PKI_34 : Pki.PKI_35, Duration.ZERO, false);
         }
 
         Scenario withPki(Pki other) {
-            return new Scenario(facts, spec, other, later);
+            return new Scenario(facts, spec, other, later, asRecorded);
         }
 
         Scenario after(Duration time) {
-            return new Scenario(facts, spec, pki, time);
+            return new Scenario(facts, spec, pki, time, asRecorded);
+        }
+
+        /** The hosts as recorded: the admin and kube-apiserver keys on every member (the upgrade case). */
+        Scenario recorded() {
+            return new Scenario(facts, spec, pki, later, true);
         }
     }
 
@@ -80,7 +94,8 @@ final class PlannerScenarios {
                 desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
         Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
         Path pki = copyPki(s.pki());
-        return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, facts.byHost(), facts.unreachable(),
+        Map<String, EtcdHostFacts> byHost = s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki);
+        return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, byHost, facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 Optional.of(home.resolve("snapshots")), new PendingStops(home.resolve("removed-hosts")),
                 ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions));
@@ -98,14 +113,15 @@ final class PlannerScenarios {
         ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
                 desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
         Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
-        Map<String, io.etcdwright.modules.cluster.EtcdHostFacts> reached = new java.util.LinkedHashMap<>(facts.byHost());
+        Path pki = copyPki(s.pki());
+        Map<String, EtcdHostFacts> reached = new java.util.LinkedHashMap<>(s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki));
         Map<String, String> down = new java.util.LinkedHashMap<>(facts.unreachable());
         unreachable.forEach(h -> {
             reached.remove(h);
             down.put(h, "connection timed out");
         });
         return RestorePlanner.plan(new RestorePlanner.Inputs(desired, layout, reached, down, markers,
-                Pkis.of(desired, copyPki(s.pki()), clock), new ReleaseCache(home.resolve("releases")), source, skipHashCheck,
+                Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), source, skipHashCheck,
                 "fresh-token", Instant.parse("2026-11-24T20:00:00Z"), ConvergePlanner.Timeouts.DEFAULT));
     }
 
@@ -136,6 +152,55 @@ final class PlannerScenarios {
             ordered.add(leader);
         }
         return ordered;
+    }
+
+    /**
+     * The recorded hosts as this version leaves them: a host that held the admin client (every
+     * member of the version that recorded them) holds no admin or kube-apiserver client file, and
+     * its own healthcheck client as the PKI at {@code pki} issued it, with its server pair's modes,
+     * owners and times. Nothing else changes.
+     */
+    static Map<String, EtcdHostFacts> leastKeys(Map<String, EtcdHostFacts> recorded, Path pki) {
+        Map<String, EtcdHostFacts> hosts = new java.util.LinkedHashMap<>();
+        recorded.forEach((name, f) -> {
+            Path own = pki.resolve("members").resolve(name);
+            if (!f.file(HostCertificates.certPath(HostCertificates.ADMIN)).exists()) {
+                hosts.put(name, f);
+                return;
+            }
+            Map<String, FileState> files = new java.util.LinkedHashMap<>(f.files());
+            for (String role : HostCertificates.CLIENTS) {
+                files.put(HostCertificates.certPath(role), FileState.missing(HostCertificates.certPath(role)));
+                files.put(HostCertificates.keyPath(role), FileState.missing(HostCertificates.keyPath(role)));
+            }
+            if (!Files.exists(own.resolve(HostCertificates.HEALTHCHECK + ".crt"))) {
+                // No PKI of the recording (a new CA): the host's healthcheck client is of no CA known here.
+                hosts.put(name, withFiles(f, files));
+                return;
+            }
+            files.put(HostCertificates.certPath(HostCertificates.HEALTHCHECK), like(f.file(HostCertificates.certPath(HostCertificates.SERVER)),
+                    HostCertificates.certPath(HostCertificates.HEALTHCHECK), own.resolve(HostCertificates.HEALTHCHECK + ".crt"), true));
+            files.put(HostCertificates.keyPath(HostCertificates.HEALTHCHECK), like(f.file(HostCertificates.keyPath(HostCertificates.SERVER)),
+                    HostCertificates.keyPath(HostCertificates.HEALTHCHECK), own.resolve(HostCertificates.HEALTHCHECK + ".key"), false));
+            hosts.put(name, withFiles(f, files));
+        });
+        return hosts;
+    }
+
+    private static EtcdHostFacts withFiles(EtcdHostFacts f, Map<String, FileState> files) {
+        return new EtcdHostFacts(f.host(), f.system(), f.install(), f.setup(), java.util.Collections.unmodifiableMap(files),
+                f.service(), f.member(), f.schedule());
+    }
+
+    private static FileState like(FileState model, String path, Path local, boolean content) {
+        try {
+            byte[] bytes = Files.readAllBytes(local);
+            return new FileState(path, true, io.etcdwright.engine.ssh.HostSession.sha256(bytes), model.mode(), model.owner(),
+                    model.group(), model.modifiedMicros(),
+                    content ? Optional.of(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)) : Optional.empty());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Instant recordedAt(Path factsFile) {

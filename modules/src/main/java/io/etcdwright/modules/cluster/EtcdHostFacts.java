@@ -25,6 +25,7 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
     public static EtcdHostFacts from(HostFacts facts, EtcdProbes probes) {
         Map<String, FileState> files = new java.util.LinkedHashMap<>(facts.get(probes.files()));
         files.putAll(facts.get(probes.backupFiles()));
+        files.putAll(facts.get(probes.pkiFiles()));
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),
                 java.util.Collections.unmodifiableMap(files), facts.get(ServiceFacts.PROBE), facts.get(probes.member()),

@@ -22,11 +22,15 @@ import java.util.Set;
 
 /** Every module's probes for one layout: all of them run in the single facts script of a host. */
 public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, FilesProbe files,
-                         Probe<MemberFacts> member, Probe<Map<String, FileState>> backupFiles) {
+                         Probe<MemberFacts> member, Probe<Map<String, FileState>> backupFiles,
+                         Probe<Map<String, FileState>> pkiFiles) {
 
     /** The scheduled backups' files: their own probe, so facts recorded before it still load. */
     private static final Probe<Map<String, FileState>> BACKUP_FILES = new LaterProbe<>(
             new FilesProbe("backup_files", ScheduleLayout.FILES, Set.copyOf(ScheduleLayout.READABLE)), "");
+    /** The member's healthcheck client (certificate readable, key by digest): added later, as above. */
+    private static final Probe<Map<String, FileState>> PKI_FILES = new LaterProbe<>(
+            new FilesProbe("pki_files", HostCertificates.laterPaths(), Set.of(HostCertificates.laterPaths().get(0))), "");
 
 
     public static EtcdProbes of(EtcdLayout layout) {
@@ -39,16 +43,16 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
         Set<String> readable = new HashSet<>(List.of(EtcdLayout.CONFIG_FILE, EtcdLayout.UNIT_FILE));
         readable.addAll(HostCertificates.certPaths());
         return new EtcdProbes(layout, HostSetupFacts.probe(layout), new FilesProbe("etcd_files", paths, readable),
-                MemberFacts.probe(layout), BACKUP_FILES);
+                MemberFacts.probe(layout), BACKUP_FILES, PKI_FILES);
     }
 
     /** The same probes, the member probe asking the cluster-wide questions on every host. */
     public EtcdProbes askingEveryMember() {
-        return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout), backupFiles);
+        return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout), backupFiles, pkiFiles);
     }
 
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
-                ScheduleHostFacts.PROBE);
+                ScheduleHostFacts.PROBE, pkiFiles);
     }
 }

@@ -74,7 +74,7 @@ public final class FactsView {
     private static List<Map<String, Object>> certificates(EtcdHostFacts f) {
         List<Map<String, Object>> certs = new ArrayList<>();
         Instant now = Instant.now();
-        for (String path : HostCertificates.certPaths()) {
+        for (String path : HostCertificates.allCertPaths()) {
             FileState file = f.file(path);
             if (!file.exists()) {
                 continue;

@@ -11,6 +11,7 @@ import io.etcdwright.modules.config.HostSetupModule;
 import io.etcdwright.modules.install.InstallModule;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.pki.CertificatesModule;
+import io.etcdwright.modules.pki.ClientKeyRemovalModule;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.service.UnitModule;
 
@@ -66,8 +67,10 @@ public final class HostPreparation {
                                              Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
                                              List<Step> steps) {
         List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule(), new InstallModule(releases),
-                new CertificatesModule(pki, pkiSteps), new ConfigFileModule(), new UnitModule()));
+                new CertificatesModule(pki, pkiSteps, desired), new ConfigFileModule(), new UnitModule()));
         modules.addAll(after);
+        // Last: client keys the spec does not give this host go once what used them (the backup script) has moved on.
+        modules.add(new ClientKeyRemovalModule(desired));
         Map<String, Prepared> prepared = new LinkedHashMap<>();
         for (Member m : desired.members()) {
             EtcdHostFacts f = facts.get(m.host().name());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdwright.engine.facts.KeyValues;
 import io.etcdwright.engine.facts.Probe;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.pki.HostCertificates;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -144,7 +145,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
 
     /**
      * $1 the data directory, $2 the client port. The local member is asked with etcdctl and the
-     * admin certificate on the host itself: these facts must not depend on whether the
+     * member's own healthcheck client certificate on the host itself: these facts must not depend on whether the
      * workstation can reach the client port. The four questions (its status, the member list,
      * a linearizable health read, the alarms) go out at once, each bounded by short timeouts, so
      * the cluster's own view costs about one etcdctl call; the answers are JSON on one line each.
@@ -163,11 +164,13 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "[ -d \"$d\" ] && echo \"data_bytes=$(du -sb -- \"$d\" | cut -f1)\"\n"
             + "p=$d; while [ ! -d \"$p\" ]; do p=$(dirname -- \"$p\"); done\n"
             + "echo \"free_bytes=$(df -PB1 -- \"$p\" | awk 'NR==2 {print $4}')\"\n"
-            + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && [ -r "
-            + EtcdLayout.pkiFile("admin.key") + " ] && t=$(mktemp -d); then\n"
+            // The member's own healthcheck client; the admin client where a host has no healthcheck
+            // client yet (a cluster made by an etcdwright that put the admin key on every member).
+            + "c=" + EtcdLayout.pkiFile(HostCertificates.HEALTHCHECK) + "; [ -r \"$c.key\" ] || c=" + EtcdLayout.pkiFile(HostCertificates.ADMIN) + "\n"
+            + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && [ -r \"$c.key\" ] && t=$(mktemp -d); then\n"
             + "  e() { ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
-            + " --cacert=" + EtcdLayout.pkiFile("ca.crt") + " --cert=" + EtcdLayout.pkiFile("admin.crt")
-            + " --key=" + EtcdLayout.pkiFile("admin.key") + " --dial-timeout=2s --command-timeout=3s"
+            + " --cacert=" + EtcdLayout.pkiFile("ca.crt") + " --cert=\"$c.crt\""
+            + " --key=\"$c.key\" --dial-timeout=2s --command-timeout=3s"
             + " \"$@\" -w json 2>/dev/null | tr -d '\\n'; }\n"
             // Every member says how it is; what is the same for the whole cluster (members, a
             // linearizable read proving quorum, alarms, cluster version) is asked of the leader
@@ -179,7 +182,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "  if " + asksForTheCluster + "; then\n"
             + "    e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
             + "    if command -v curl >/dev/null; then curl -sS --max-time 3 --cacert " + EtcdLayout.pkiFile("ca.crt")
-            + " --cert " + EtcdLayout.pkiFile("admin.crt") + " --key " + EtcdLayout.pkiFile("admin.key")
+            + " --cert \"$c.crt\" --key \"$c.key\""
             + " \"https://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
             + "    wait\n"
             + "  fi\n"
@@ -187,8 +190,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
             // from the gRPC gateway, serializable, when curl is there to ask.
             + "  if [ -f \"$t/members\" ] && [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then curl -sS --max-time 3 --cacert "
-            + EtcdLayout.pkiFile("ca.crt") + " --cert " + EtcdLayout.pkiFile("admin.crt") + " --key "
-            + EtcdLayout.pkiFile("admin.key") + " -X POST -d '{}' \"https://127.0.0.1:$port/v3/cluster/member/list\""
+            + EtcdLayout.pkiFile("ca.crt") + " --cert \"$c.crt\" --key \"$c.key\" -X POST -d '{}' \"https://127.0.0.1:$port/v3/cluster/member/list\""
             + " 2>/dev/null | tr -d '\\n' >\"$t/members\"; fi\n"
             + "  for k in status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
             + "  rm -rf -- \"$t\"\n"

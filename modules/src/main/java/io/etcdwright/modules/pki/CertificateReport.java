@@ -78,7 +78,7 @@ public final class CertificateReport {
         Path caKey = pki.settings().caKey().orElse(pki.settings().dir().resolve(CertificateAuthority.KEY_FILE));
         entries.addAll(local(HostCertificates.CA, Optional.empty(), pki.caCertFile(), caKey));
         for (ClusterPki.MemberIdentity m : members) {
-            for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
+            for (String role : HostCertificates.MEMBER_KEYED) {
                 ClusterPki.LocalPair pair = pki.memberPair(m, role);
                 entries.addAll(local(role, Optional.of(m.name()), pair.cert(), pair.key()));
             }
@@ -102,12 +102,11 @@ public final class CertificateReport {
         for (String role : roles) {
             String certPath = HostCertificates.certPath(role);
             FileState cert = files.certificates().getOrDefault(certPath, FileState.missing(certPath));
-            boolean required = role.equals(HostCertificates.CA) || role.equals(HostCertificates.SERVER)
-                    || role.equals(HostCertificates.PEER);
+            boolean required = role.equals(HostCertificates.CA) || HostCertificates.MEMBER_KEYED.contains(role);
             if (!cert.exists() && !required) {
                 continue;
             }
-            Optional<String> memberName = role.equals(HostCertificates.SERVER) || role.equals(HostCertificates.PEER)
+            Optional<String> memberName = HostCertificates.MEMBER_KEYED.contains(role)
                     ? Optional.of(member.name()) : Optional.empty();
             Path workstationCopy = role.equals(HostCertificates.CA) ? pki.caCertFile()
                     : memberName.isPresent() ? pki.memberPair(member, role).cert() : pki.clientPair(role).cert();

@@ -1,11 +1,13 @@
 package io.etcdwright.modules.pki;
 
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.modules.MemberContext;
 import io.etcdwright.modules.MemberModule;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A member's certificates and keys on its host: issued on the workstation when missing, wrong or
@@ -15,10 +17,13 @@ import java.util.Optional;
 public final class CertificatesModule implements MemberModule {
     private final ClusterPki pki;
     private final List<Step> workstationSteps;
+    private final DesiredState desired;
 
-    public CertificatesModule(ClusterPki pki, List<Step> workstationSteps) {
+    /** {@code desired} says which hosts hold the shared client keys (its {@code clients}). */
+    public CertificatesModule(ClusterPki pki, List<Step> workstationSteps, DesiredState desired) {
         this.pki = pki;
         this.workstationSteps = List.copyOf(workstationSteps);
+        this.desired = desired;
     }
 
     @Override
@@ -26,10 +31,13 @@ public final class CertificatesModule implements MemberModule {
         ClusterPki.MemberIdentity identity = new ClusterPki.MemberIdentity(member.member().name(), member.host(),
                 member.member().address());
         var files = member.facts().files();
+        Set<String> clients = HostCertificates.clientRoles(desired, member.host());
+        // Client certificates and keys are not etcd's own files: only a CA change restarts it.
         Optional<String> restart = caChanges(files) ? Optional.of(CA_RESTART) : Optional.empty();
-        return PkiSteps.memberStep(member.host(), pki, identity, files, restart.isEmpty() ? Optional.of(NO_RESTART) : Optional.empty())
+        return PkiSteps.memberStep(member.host(), pki, identity, clients, files,
+                        restart.isEmpty() ? Optional.of(NO_RESTART) : Optional.empty())
                 .map(step -> new Change(step.after(workstationSteps),
-                        ctx -> PkiSteps.apply(ctx.session(), pki, identity, files), restart));
+                        ctx -> PkiSteps.apply(ctx.session(), pki, identity, clients, files), restart));
     }
 
     /** Why a CA change restarts: etcd reads --trusted-ca-file and --peer-trusted-ca-file once, at start. */

@@ -19,7 +19,7 @@ import java.util.Optional;
  *
  * <pre>
  * ca.crt, ca.key                              (absent with a bring-your-own CA)
- * members/NAME/server.crt|key, peer.crt|key
+ * members/NAME/server.crt|key, peer.crt|key, healthcheck-client.crt|key
  * clients/admin.crt|key, clients/kube-apiserver-etcd-client.crt|key
  * </pre>
  */
@@ -125,8 +125,18 @@ public final class ClusterPki {
         return new LocalPair(clientFile(role, "crt"), clientFile(role, "key"));
     }
 
-    /** The certificate a member's role should have: its own names and addresses, and loopback. */
+    /** The subject of every member's healthcheck client (each member has its own key), as kubeadm names it. */
+    public static final String HEALTHCHECK_CN = "etcd-healthcheck-client";
+
+    /**
+     * The certificate a member's role should have: server and peer its own names and addresses (the
+     * server loopback too); the healthcheck client only a client's usage and {@link #HEALTHCHECK_CN}.
+     */
     public CertificateRequest memberRequest(MemberIdentity member, String role) {
+        if (HostCertificates.HEALTHCHECK.equals(role)) {
+            return CertificateRequest.of(Purpose.CLIENT, HEALTHCHECK_CN, List.of(), List.of(), List.of(),
+                    settings.keyAlgorithm(), settings.validity());
+        }
         List<String> dns = new ArrayList<>();
         List<String> ips = new ArrayList<>();
         addName(member.name(), dns, ips);

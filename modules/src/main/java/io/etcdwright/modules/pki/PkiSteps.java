@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
+import java.util.Set;
 
 /**
  * The pki module: a certificate is issued only when missing, wrong or near expiry, and a host
@@ -69,25 +69,35 @@ public final class PkiSteps {
                 }));
     }
 
-    /** The step bringing one member's certificates up to date, if any file is not. */
+    /**
+     * The step bringing one member's certificates up to date, if any file is not: its own server,
+     * peer and healthcheck client, and the shared clients in {@code clientRoles} (those the spec's
+     * {@code clients} names this host for).
+     */
     public static Optional<Step.Builder> memberStep(String host, ClusterPki pki, ClusterPki.MemberIdentity member,
-                                                    Map<String, FileState> hostFiles) {
-        return memberStep(host, pki, member, hostFiles, Optional.empty());
+                                                    Set<String> clientRoles, Map<String, FileState> hostFiles) {
+        return memberStep(host, pki, member, clientRoles, hostFiles, Optional.empty());
     }
 
     /** As above, {@code note} (whether etcd must restart for it, and why) closing the step's reason. */
     public static Optional<Step.Builder> memberStep(String host, ClusterPki pki, ClusterPki.MemberIdentity member,
-                                                    Map<String, FileState> hostFiles, Optional<String> note) {
+                                                    Set<String> clientRoles, Map<String, FileState> hostFiles,
+                                                    Optional<String> note) {
         List<String> reasons = new ArrayList<>();
-        for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
+        for (String role : HostCertificates.MEMBER_KEYED) {
             if (pki.verdict(pki.memberPair(member, role), pki.memberRequest(member, role)) instanceof CertificateVerdict.Reissue r) {
+                reasons.add(role + ": " + r.reason());
+            }
+        }
+        for (String role : clientRoles) {
+            if (pki.verdict(pki.clientPair(role), pki.clientRequest(role)) instanceof CertificateVerdict.Reissue r) {
                 reasons.add(role + ": " + r.reason());
             }
         }
         boolean localsCurrent = reasons.isEmpty();
         if (localsCurrent) {
             // Locals are good: does the host hold exactly them?
-            for (Placement p : placements(pki, member)) {
+            for (Placement p : placements(pki, member, clientRoles)) {
                 FileState have = hostFiles.getOrDefault(p.remotePath(), FileState.missing(p.remotePath()));
                 String name = p.remotePath().substring(EtcdLayout.PKI_DIR.length() + 1);
                 if (!have.exists()) {
@@ -102,7 +112,7 @@ public final class PkiSteps {
         if (reasons.isEmpty()) {
             return Optional.empty();
         }
-        boolean anyOnHost = HostCertificates.certPaths().stream().anyMatch(p -> hostFiles.containsKey(p) && hostFiles.get(p).exists());
+        boolean anyOnHost = HostCertificates.allCertPaths().stream().anyMatch(p -> hostFiles.containsKey(p) && hostFiles.get(p).exists());
         return Optional.of(Step.on(host, "pki", "certificates")
                 .kind(anyOnHost ? ChangeKind.UPDATE : ChangeKind.CREATE)
                 .summary("certificates for " + member.name())
@@ -117,12 +127,15 @@ public final class PkiSteps {
      * interruption that already copied them).
      */
     public static Outcome apply(HostSession session, ClusterPki pki, ClusterPki.MemberIdentity member,
-                                Map<String, FileState> hostFiles) {
+                                Set<String> clientRoles, Map<String, FileState> hostFiles) {
         boolean changed = false;
-        for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
+        for (String role : HostCertificates.MEMBER_KEYED) {
             changed |= pki.ensure(pki.memberPair(member, role), pki.memberRequest(member, role));
         }
-        List<Placement> placements = placements(pki, member);
+        for (String role : clientRoles) {
+            changed |= pki.ensure(pki.clientPair(role), pki.clientRequest(role));
+        }
+        List<Placement> placements = placements(pki, member, clientRoles);
         for (int i = 0; i < placements.size(); i++) {
             Placement p = placements.get(i);
             FileState have = hostFiles.getOrDefault(p.remotePath(), FileState.missing(p.remotePath()));
@@ -174,19 +187,40 @@ public final class PkiSteps {
             mv -f -- "$3" "$4"
             """;
 
-    static List<Placement> placements(ClusterPki pki, ClusterPki.MemberIdentity member) {
+    static List<Placement> placements(ClusterPki pki, ClusterPki.MemberIdentity member, Set<String> clientRoles) {
         List<Placement> list = new ArrayList<>();
         String etcd = EtcdLayout.USER;
         list.add(new Placement(HostCertificates.certPath(HostCertificates.CA), pki.caCertFile(), "0644", "root", etcd));
-        Function<String, ClusterPki.LocalPair> pairOf = role ->
-                HostCertificates.ADMIN.equals(role) || HostCertificates.APISERVER.equals(role)
-                        ? pki.clientPair(role) : pki.memberPair(member, role);
         for (String role : HostCertificates.KEYED) {
-            ClusterPki.LocalPair pair = pairOf.apply(role);
+            boolean client = HostCertificates.isClient(role);
+            if (client && !clientRoles.contains(role)) {
+                continue;
+            }
+            ClusterPki.LocalPair pair = client ? pki.clientPair(role) : pki.memberPair(member, role);
             list.add(new Placement(HostCertificates.certPath(role), pair.cert(), "0644", "root", etcd));
             list.add(new Placement(HostCertificates.keyPath(role), pair.key(), "0600", etcd, etcd));
         }
         return list;
+    }
+
+    /**
+     * The shared client files on a host that should not be there: the certificate and key of each
+     * client role not in {@code clientRoles} that the host holds, at etcdwright's own paths only.
+     */
+    public static List<String> surplus(Set<String> clientRoles, Map<String, FileState> hostFiles) {
+        List<String> paths = new ArrayList<>();
+        for (String role : HostCertificates.CLIENTS) {
+            if (clientRoles.contains(role)) {
+                continue;
+            }
+            for (String path : List.of(HostCertificates.keyPath(role), HostCertificates.certPath(role))) {
+                FileState have = hostFiles.getOrDefault(path, FileState.missing(path));
+                if (have.exists()) {
+                    paths.add(path);
+                }
+            }
+        }
+        return paths;
     }
 
     private static byte[] read(Path file) {

@@ -42,10 +42,8 @@ class CertificateReportTest {
         Files.copy(pki.caCertFile(), host.resolve("ca.crt"));
         onHost.put(HostCertificates.certPath(HostCertificates.CA), host.resolve("ca.crt"));
         for (String role : HostCertificates.KEYED) {
-            ClusterPki.LocalPair pair = role.equals(HostCertificates.ADMIN) || role.equals(HostCertificates.APISERVER)
-                    ? pki.clientPair(role) : pki.memberPair(H1, role);
-            pki.ensure(pair, role.equals(HostCertificates.ADMIN) || role.equals(HostCertificates.APISERVER)
-                    ? pki.clientRequest(role) : pki.memberRequest(H1, role));
+            ClusterPki.LocalPair pair = HostCertificates.isClient(role) ? pki.clientPair(role) : pki.memberPair(H1, role);
+            pki.ensure(pair, HostCertificates.isClient(role) ? pki.clientRequest(role) : pki.memberRequest(H1, role));
             Files.copy(pair.cert(), host.resolve(role + ".crt"));
             Files.copy(pair.key(), host.resolve(role + ".key"));
             Files.setPosixFilePermissions(host.resolve(role + ".key"), PosixFilePermissions.fromString("rw-------"));
@@ -57,8 +55,8 @@ class CertificateReportTest {
 
     /** Runs both probes over the local copies and files the answers under the paths a host has. */
     static CertificateReport.HostFiles read(Path work, Map<String, Path> onHost) throws Exception {
-        List<String> certs = HostCertificates.certPaths().stream().map(p -> onHost.getOrDefault(p, Path.of("/nonexistent" + p)).toString()).toList();
-        List<String> keys = HostCertificates.keyPaths().stream().map(p -> onHost.getOrDefault(p, Path.of("/nonexistent" + p)).toString()).toList();
+        List<String> certs = HostCertificates.allCertPaths().stream().map(p -> onHost.getOrDefault(p, Path.of("/nonexistent" + p)).toString()).toList();
+        List<String> keys = HostCertificates.allKeyPaths().stream().map(p -> onHost.getOrDefault(p, Path.of("/nonexistent" + p)).toString()).toList();
         FilesProbe certProbe = new FilesProbe("certificate-files", certs, new LinkedHashSet<>(certs));
         KeyFilesProbe keyProbe = new KeyFilesProbe("key-files", keys);
         LocalHost sh = new LocalHost(work);
@@ -67,10 +65,10 @@ class CertificateReportTest {
         assertEquals(0, keyRun.exitCode(), keyRun.stderr());
         Map<String, FileState> certFiles = new LinkedHashMap<>();
         certProbe.parse(certRun.stdout()).forEach((local, state) ->
-                certFiles.put(HostCertificates.certPaths().get(certs.indexOf(local)), state));
+                certFiles.put(HostCertificates.allCertPaths().get(certs.indexOf(local)), state));
         Map<String, KeyFilesProbe.KeyFile> keyFiles = new LinkedHashMap<>();
         keyProbe.parse(keyRun.stdout()).forEach((local, state) -> {
-            String hostPath = HostCertificates.keyPaths().get(keys.indexOf(local));
+            String hostPath = HostCertificates.allKeyPaths().get(keys.indexOf(local));
             keyFiles.put(hostPath, new KeyFilesProbe.KeyFile(hostPath, state.exists(), state.mode(), state.owner(), state.group(),
                     state.publicKeySha256(), state.notChecked()));
         });
@@ -83,8 +81,10 @@ class CertificateReportTest {
         Map<String, Path> onHost = issueAndCopy(pki, dir.resolve("host"));
         List<CertificateReport.Entry> entries = CertificateReport.host("h1", pki, H1, read(dir, onHost));
 
-        assertEquals(List.of("ca", "server", "peer", "admin", "kube-apiserver-etcd-client"),
+        assertEquals(List.of("ca", "server", "peer", "healthcheck-client", "admin", "kube-apiserver-etcd-client"),
                 entries.stream().map(CertificateReport.Entry::kind).toList());
+        assertEquals(Optional.of("h1"), entries.get(3).member(), "the healthcheck client is the member's own");
+        assertEquals("CN=" + ClusterPki.HEALTHCHECK_CN, entries.get(3).certificate().orElseThrow().subject());
         for (CertificateReport.Entry e : entries) {
             assertEquals(Optional.of(true), e.matchesWorkstation(), e.toString());
             if (!e.kind().equals("ca")) {
@@ -129,12 +129,15 @@ class CertificateReportTest {
         Map<String, Path> onHost = issueAndCopy(pki, dir.resolve("host"));
         Files.delete(onHost.remove(HostCertificates.certPath(HostCertificates.PEER)));
         Files.delete(onHost.remove(HostCertificates.certPath(HostCertificates.ADMIN)));
+        Files.delete(onHost.remove(HostCertificates.certPath(HostCertificates.HEALTHCHECK)));
         Files.writeString(onHost.get(HostCertificates.keyPath(HostCertificates.SERVER)), "not a key\n");
 
         List<CertificateReport.Entry> entries = CertificateReport.host("h1", pki, H1, read(dir, onHost));
-        assertEquals(List.of("ca", "server", "peer", "kube-apiserver-etcd-client"),
-                entries.stream().map(CertificateReport.Entry::kind).toList(), "a client certificate a host lacks is no gap");
+        assertEquals(List.of("ca", "server", "peer", "healthcheck-client", "kube-apiserver-etcd-client"),
+                entries.stream().map(CertificateReport.Entry::kind).toList(),
+                "a shared client certificate a host lacks is no gap; the member's own healthcheck client is");
         assertTrue(entries.get(2).missing());
+        assertTrue(entries.get(3).missing());
         assertFalse(entries.get(2).damaged());
         CertificateReport.Key serverKey = entries.get(1).key().orElseThrow();
         assertEquals(Optional.empty(), serverKey.matchesCertificate());
@@ -147,11 +150,11 @@ class CertificateReportTest {
         issueAndCopy(pki, dir.resolve("host"));
         List<CertificateReport.Entry> entries = CertificateReport.workstation(pki, List.of(H1,
                 new ClusterPki.MemberIdentity("h2", "h2", "10.80.0.12")));
-        assertEquals(List.of("ca", "server", "peer", "server", "peer", "admin", "kube-apiserver-etcd-client"),
-                entries.stream().map(CertificateReport.Entry::kind).toList());
+        assertEquals(List.of("ca", "server", "peer", "healthcheck-client", "server", "peer", "healthcheck-client", "admin",
+                        "kube-apiserver-etcd-client"), entries.stream().map(CertificateReport.Entry::kind).toList());
         assertEquals(Optional.of(true), entries.get(0).key().orElseThrow().matchesCertificate(), "ca.key belongs to ca.crt");
         assertEquals("0600", entries.get(0).key().orElseThrow().mode());
-        assertTrue(entries.get(3).missing(), "h2 was never issued anything");
+        assertTrue(entries.get(4).missing(), "h2 was never issued anything");
         assertEquals(3650, entries.get(0).certificate().orElseThrow().daysUntilExpiry(Fixtures.NOW));
     }
 }

@@ -19,7 +19,7 @@ public final class ScheduleConfig {
     private ScheduleConfig() {
     }
 
-    /** The local member's endpoint and what it is asked with: the admin certificate every member carries. */
+    /** The local member's endpoint and what it is asked with: the member's own healthcheck client (no admin key on the hosts). */
     public record Member(String name, String clientUrl) {
     }
 
@@ -30,8 +30,8 @@ public final class ScheduleConfig {
         values.put("MEMBER_COUNT", Integer.toString(target.memberCount()));
         values.put("ENDPOINT", member.clientUrl());
         values.put("CACERT", HostCertificates.certPath(HostCertificates.CA));
-        values.put("CERT", HostCertificates.certPath(HostCertificates.ADMIN));
-        values.put("KEY", HostCertificates.keyPath(HostCertificates.ADMIN));
+        values.put("CERT", HostCertificates.certPath(HostCertificates.HEALTHCHECK));
+        values.put("KEY", HostCertificates.keyPath(HostCertificates.HEALTHCHECK));
         // The links to the active version: a version change does not rewrite this file.
         values.put("ETCD_BIN_DIR", EtcdLayout.LINK_DIR);
         BackupStore store = target.store();
