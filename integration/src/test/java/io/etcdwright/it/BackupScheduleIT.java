@@ -106,7 +106,8 @@ class BackupScheduleIT {
 
     static String etcdctl(int host, String args) {
         return Testbed.ssh(host, "ETCDCTL_API=3 etcdctl --endpoints=https://" + Testbed.address(host) + ":2379"
-                + " --cacert=/etc/etcd/pki/ca.crt --cert=/etc/etcd/pki/admin.crt --key=/etc/etcd/pki/admin.key " + args);
+                + " --cacert=/etc/etcd/pki/ca.crt --cert=/etc/etcd/pki/healthcheck-client.crt"
+                + " --key=/etc/etcd/pki/healthcheck-client.key " + args);
     }
 
     @Test
@@ -120,6 +121,9 @@ class BackupScheduleIT {
                     + " /etc/etcdwright/backup/backup.conf"));
             assertEquals("enabled\n", Testbed.ssh(h, "systemctl is-enabled etcdwright-backup.timer"));
             assertEquals("active\n", Testbed.ssh(h, "systemctl is-active etcdwright-backup.timer"));
+            // The script takes snapshots with the member's own healthcheck client: no admin key on the host.
+            assertEquals(1, Testbed.sshStatus(h, "test -e /etc/etcd/pki/admin.key"), "h" + h);
+            assertTrue(Testbed.ssh(h, "cat /etc/etcdwright/backup/backup.conf").contains("/etc/etcd/pki/healthcheck-client.key"));
         }
         Cli.Run again = Cli.run("plan", "-i", inv, "-f", spec.toString(), "--detailed-exitcode");
         assertEquals(0, again.exitCode(), "installed and converged: " + again.all());

@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterLifecycleIT {
     static final String INV = Testbed.INVENTORY.toString();
-    static final String SPEC = Testbed.ROOT.resolve("examples/three-node.yaml").toString();
+    /** examples/three-node.yaml, its artifact URLs this testbed's. */
+    static String SPEC;
     static Path home;
     static Path tools;
     static Etcdctl etcdctl;
@@ -46,6 +47,7 @@ class ClusterLifecycleIT {
         Testbed.up(3);
         home = Testbed.freshWorkstationHome();
         tools = Testbed.scratch("etcdctl");
+        SPEC = spec("three-node.yaml", "").toString();
         etcdctl = Etcdctl.unpack(tools, "3.5.16");
     }
 
@@ -53,6 +55,11 @@ class ClusterLifecycleIT {
     static void cleanUp() {
         Testbed.forgetWorkstationHome();
         Testbed.down();
+    }
+
+    /** The three-node example with {@code extra} appended, as a file of this class's scratch directory. */
+    static Path spec(String name, String extra) throws java.io.IOException {
+        return Files.writeString(Testbed.scratch("specs").resolve(name), Testbed.example("three-node.yaml") + extra);
     }
 
     static Map<String, String> clientEnv() {
@@ -102,7 +109,8 @@ class ClusterLifecycleIT {
         Cli.Run flags = Cli.run("kube-apiserver-flags", "-i", INV, "-f", SPEC);
         assertTrue(flags.out().contains("--etcd-servers=https://" + Testbed.address(1) + ":2379,https://" + Testbed.address(2) + ":2379,https://" + Testbed.address(3) + ":2379"));
         assertTrue(flags.out().contains("--etcd-certfile=/etc/etcd/pki/kube-apiserver-etcd-client.crt"), flags.out());
-        assertEquals(0, Testbed.sshStatus(1, "test -s /etc/etcd/pki/kube-apiserver-etcd-client.crt"));
+        assertTrue(flags.err().contains("clients.kube-apiserver"), "no host holds what the flags name, and it says so: " + flags.err());
+        assertEquals(1, Testbed.sshStatus(1, "test -e /etc/etcd/pki/kube-apiserver-etcd-client.crt"), "no client key unless asked");
         Cli.Run again = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes", "--detailed-exitcode");
         assertEquals(0, again.exitCode(), again.all());
         assertTrue(again.out().contains("No changes."));
@@ -112,9 +120,10 @@ class ClusterLifecycleIT {
     @Order(3)
     void secretsAreProtectedAndTheCaKeyStaysOnTheWorkstation() {
         for (int h = 1; h <= 3; h++) {
-            assertEquals("600 etcd etcd\n600 etcd etcd\n600 etcd etcd\n600 etcd etcd\n",
+            assertEquals("600 etcd etcd\n600 etcd etcd\n600 etcd etcd\n",
                     Testbed.ssh(h, "stat -c '%a %U %G' /etc/etcd/pki/server.key /etc/etcd/pki/peer.key "
-                            + "/etc/etcd/pki/admin.key /etc/etcd/pki/kube-apiserver-etcd-client.key"));
+                            + "/etc/etcd/pki/healthcheck-client.key"));
+            assertEquals(OWN_FILES, Testbed.ssh(h, "ls /etc/etcd/pki"), "a member holds its own keys only");
             assertEquals("", Testbed.ssh(h, "ls /etc/etcd/pki | grep -i 'ca.key' || true").strip());
             assertEquals("700 etcd etcd\n", Testbed.ssh(h, "stat -c '%a %U %G' /var/lib/etcd"));
         }
@@ -122,6 +131,47 @@ class ClusterLifecycleIT {
         assertTrue(Files.exists(caKey));
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 assertDoesNotThrowPermissions(caKey)));
+    }
+
+    /** What a member host holds when the spec names it for no client: the CA and its own pairs. */
+    static final String OWN_FILES = "ca.crt\nhealthcheck-client.crt\nhealthcheck-client.key\npeer.crt\npeer.key\nserver.crt\nserver.key\n";
+
+    /**
+     * Each member's own healthcheck client is what the host uses itself: etcd accepts it, the facts
+     * probe asks the local member with it (no admin key there), and certs shows it per host as the
+     * workstation's copy, its key belonging to it.
+     */
+    @Test
+    @Order(3)
+    void eachMemberAsksItsEtcdWithItsOwnHealthcheckClient() throws Exception {
+        for (int h = 1; h <= 3; h++) {
+            assertEquals(0, Testbed.sshStatus(h, "ETCDCTL_API=3 etcdctl --endpoints=https://127.0.0.1:2379"
+                    + " --cacert=/etc/etcd/pki/ca.crt --cert=/etc/etcd/pki/healthcheck-client.crt"
+                    + " --key=/etc/etcd/pki/healthcheck-client.key endpoint health"), "h" + h);
+        }
+        JsonNode facts = new ObjectMapper().readTree(Cli.run("facts", "-i", INV, "-f", SPEC, "-o", "json").out());
+        for (JsonNode host : facts.path("hosts")) {
+            assertTrue(host.path("member").path("member_id").asText().matches("[0-9a-f]+"), "the local member answered: " + host);
+        }
+        Cli.Run certs = Cli.run("certs", "-i", INV, "-f", SPEC, "-o", "json");
+        assertEquals(0, certs.exitCode(), certs.all());
+        java.util.Set<String> serials = new java.util.HashSet<>();
+        int onHosts = 0;
+        for (JsonNode c : new ObjectMapper().readTree(certs.out()).path("certificates")) {
+            boolean onHost = !c.path("location").asText().equals("workstation");
+            assertFalse(onHost && (c.path("kind").asText().equals("admin") || c.path("kind").asText().startsWith("kube-apiserver")), c.toString());
+            if (onHost && c.path("kind").asText().equals("healthcheck-client")) {
+                onHosts++;
+                assertEquals("present", c.path("state").asText(), c.toString());
+                assertTrue(c.path("matches_workstation").asBoolean(), c.toString());
+                assertFalse(c.path("key").path("matches_certificate").isBoolean() && !c.path("key").path("matches_certificate").asBoolean(),
+                        c.toString());
+                assertEquals(c.path("location").asText(), c.path("member").asText(), "the member's own: " + c);
+                serials.add(c.path("serial").asText());
+            }
+        }
+        assertEquals(3, onHosts, certs.out());
+        assertEquals(3, serials.size(), "each member its own certificate: " + serials);
     }
 
     private static java.util.Set<java.nio.file.attribute.PosixFilePermission> assertDoesNotThrowPermissions(Path p) {
@@ -186,7 +236,8 @@ class ClusterLifecycleIT {
             sawConfigStep |= step.path("id").asText().equals("h2/config-file");
         }
         assertTrue(sawConfigStep, json.toString());
-        assertTrue(plan.out().contains("~ certificates for h1 (peer.crt missing on host)"), plan.out());
+        assertTrue(plan.out().contains("~ certificates for h1 (peer.crt missing on host; etcd reads its certificate at each new"
+                + " TLS handshake: no restart)"), plan.out());
         assertTrue(plan.out().contains("~ write /etc/etcd/etcd.conf.yml (content differs)"), plan.out());
         assertTrue(plan.out().contains("-heartbeat-interval: 150"), "--diff shows the drift: " + plan.out());
         assertTrue(plan.out().contains("> start etcd (not running)"), plan.out());
@@ -265,5 +316,74 @@ class ClusterLifecycleIT {
         assertNotEquals(firstClusterId, status.path("cluster_id").asText(), "a new cluster, with a fresh token");
         assertFalse(etcdctl.run(clientEnv(), "get", "/lifecycle", "--print-value-only").stdout().contains("created"),
                 "wiped data is gone");
+    }
+
+    static String mainPids() {
+        StringBuilder pids = new StringBuilder();
+        for (int h = 1; h <= 3; h++) {
+            pids.append(Testbed.ssh(h, "systemctl show -p MainPID -p ExecMainStartTimestampMonotonic etcd"));
+        }
+        return pids.toString();
+    }
+
+    /**
+     * Client keys on hosts follow the spec's clients: the admin key goes to h1 only when named, and
+     * leaves when no longer named. A cluster as the previous version left it (both client keys on
+     * every member, no healthcheck client) converges: each member gets its own healthcheck client,
+     * the shared keys are removed by name, a second apply changes nothing, and etcd never restarts.
+     */
+    @Test
+    @Order(9)
+    void clientKeysAreOnlyWhereTheSpecNamesThemAndAnUpgradeRemovesThemWithoutARestart() throws Exception {
+        String before = mainPids();
+        String admin = spec("admin-h1.yaml", "clients:\n  admin: {hosts: [h1]}\n").toString();
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", admin);
+        assertTrue(plan.out().contains("certificates for h1 (admin.crt missing on host; admin.key missing on host;"), plan.out());
+        assertTrue(plan.out().contains("Plan: 1 step (1 update)."), "h1's files only, no restart: " + plan.out());
+        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", admin, "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+        assertEquals("600 etcd etcd\n", Testbed.ssh(1, "stat -c '%a %U %G' /etc/etcd/pki/admin.key"));
+        assertEquals(0, Testbed.sshStatus(1, "ETCDCTL_API=3 etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/etcd/pki/ca.crt"
+                + " --cert=/etc/etcd/pki/admin.crt --key=/etc/etcd/pki/admin.key get /lifecycle"), "h1 uses the admin key it was given");
+        for (int h = 2; h <= 3; h++) {
+            assertEquals(OWN_FILES, Testbed.ssh(h, "ls /etc/etcd/pki"), "h" + h + " is not named");
+        }
+        assertEquals(0, Cli.run("apply", "-i", INV, "-f", admin, "--yes", "--detailed-exitcode").exitCode());
+
+        Cli.Run removal = Cli.run("plan", "-i", INV, "-f", SPEC);
+        assertTrue(removal.out().contains("- remove /etc/etcd/pki/admin.key, /etc/etcd/pki/admin.crt (clients does not name h1 for admin"),
+                removal.out());
+        assertEquals(0, Cli.run("apply", "-i", INV, "-f", SPEC, "--yes").exitCode());
+        assertEquals(OWN_FILES, Testbed.ssh(1, "ls /etc/etcd/pki"));
+        assertEquals(0, Cli.run("apply", "-i", INV, "-f", SPEC, "--yes", "--detailed-exitcode").exitCode());
+
+        // The previous version's layout: both client pairs on every member (delivered here by naming the
+        // group, the same files, modes and owners), no healthcheck client.
+        String everywhere = spec("clients-everywhere.yaml", "clients:\n  admin: {groups: [etcd]}\n  kube-apiserver: {groups: [etcd]}\n").toString();
+        assertEquals(0, Cli.run("apply", "-i", INV, "-f", everywhere, "--yes").exitCode());
+        for (int h = 1; h <= 3; h++) {
+            Testbed.ssh(h, "rm /etc/etcd/pki/healthcheck-client.crt /etc/etcd/pki/healthcheck-client.key");
+        }
+        JsonNode facts = new ObjectMapper().readTree(Cli.run("facts", "-i", INV, "-f", SPEC, "-o", "json").out());
+        for (JsonNode host : facts.path("hosts")) {
+            assertTrue(host.path("member").path("member_id").asText().matches("[0-9a-f]+"),
+                    "without a healthcheck client the facts probe asks with the admin key still there: " + host);
+        }
+        Cli.Run upgrade = Cli.run("plan", "-i", INV, "-f", SPEC, "-o", "json");
+        JsonNode steps = new ObjectMapper().readTree(upgrade.out()).path("steps");
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        steps.forEach(st -> ids.add(st.path("id").asText()));
+        assertEquals(List.of("h1/certificates", "h1/client-keys", "h2/certificates", "h2/client-keys", "h3/certificates",
+                "h3/client-keys"), ids, upgrade.out());
+        Cli.Run converge = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes");
+        assertEquals(0, converge.exitCode(), converge.all());
+        for (int h = 1; h <= 3; h++) {
+            assertEquals(OWN_FILES, Testbed.ssh(h, "ls /etc/etcd/pki"), "h" + h);
+        }
+        Cli.Run again = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes", "--detailed-exitcode");
+        assertEquals(0, again.exitCode(), again.all());
+        assertTrue(again.out().contains("No changes."), again.out());
+        assertEquals(before, mainPids(), "no member restarted for client keys");
+        assertEquals(0, etcdctl.run(clientEnv(), "endpoint", "health").exitCode());
     }
 }

@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RestoreIT {
     static final String INV = Testbed.INVENTORY.toString();
-    static final String ETCDCTL_ENV = "export ETCDCTL_API=3 ETCDCTL_CACERT=/etc/etcd/pki/ca.crt ETCDCTL_CERT=/etc/etcd/pki/admin.crt"
-            + " ETCDCTL_KEY=/etc/etcd/pki/admin.key ETCDCTL_ENDPOINTS=https://127.0.0.1:2379; ";
+    static final String ETCDCTL_ENV = "export ETCDCTL_API=3 ETCDCTL_CACERT=/etc/etcd/pki/ca.crt ETCDCTL_CERT=/etc/etcd/pki/healthcheck-client.crt"
+            + " ETCDCTL_KEY=/etc/etcd/pki/healthcheck-client.key ETCDCTL_ENDPOINTS=https://127.0.0.1:2379; ";
     static Path home;
     static Path snapshot35;
     static Etcdctl etcdctl35;
