@@ -141,7 +141,8 @@ public class OfflineScale {
         }
         Files.writeString(dir.resolve("hosts.yaml"), inventory(names, addresses));
         Files.writeString(dir.resolve("spec.yaml"), spec(cluster, names, drift == Drift.SPEC_CHANGED));
-        // The workstation PKI, issued as apply would have: CA, both roles of every member, the clients.
+        // The workstation PKI, issued as apply would have: CA, every member's own pairs, the clients
+        // (which stay on the workstation: no host holds them).
         DesiredState desired = DesiredStateLoader.load(dir.resolve("hosts.yaml"), dir.resolve("spec.yaml"));
         ClusterPki pki = pki(desired);
         Map<String, Map<String, Path>> filesByHost = new LinkedHashMap<>();
@@ -150,11 +151,13 @@ public class OfflineScale {
             Map<String, Path> files = new LinkedHashMap<>();
             files.put(HostCertificates.certPath(HostCertificates.CA), pki.caCertFile());
             for (String role : HostCertificates.KEYED) {
-                boolean client = role.equals(HostCertificates.ADMIN) || role.equals(HostCertificates.APISERVER);
+                boolean client = HostCertificates.isClient(role);
                 ClusterPki.LocalPair pair = client ? pki.clientPair(role) : pki.memberPair(id, role);
                 pki.ensure(pair, client ? pki.clientRequest(role) : pki.memberRequest(id, role));
-                files.put(HostCertificates.certPath(role), pair.cert());
-                files.put(HostCertificates.keyPath(role), pair.key());
+                if (!client) {
+                    files.put(HostCertificates.certPath(role), pair.cert());
+                    files.put(HostCertificates.keyPath(role), pair.key());
+                }
             }
             filesByHost.put(m.host().name(), files);
         }
@@ -176,9 +179,17 @@ public class OfflineScale {
             probes.put("system", probes.path("system").asText()
                     .replaceAll("(?m)^hostname=h\\d+$", Matcher.quoteReplacement("hostname=" + names.get(index))));
             probes.put("etcd_member", rename(probes.path("etcd_member").asText(), names, addresses));
-            probes.put("etcd_files", files(probes.path("etcd_files").asText(), (ArrayNode) h.path("probe_arguments").path("etcd_files"),
+            String seedFiles = probes.path("etcd_files").asText();
+            ArrayNode seedArguments = (ArrayNode) h.path("probe_arguments").path("etcd_files");
+            probes.put("etcd_files", files(seedFiles, seedArguments,
                     filesByHost.get(names.get(index)), seedCluster, cluster, names, addresses,
                     drift == Drift.CONFIG_EDITED && index == n - 1));
+            // The seed's hosts held the shared client keys and no healthcheck client (an older
+            // etcdwright); this fleet is as the current one leaves it: the member's own healthcheck client.
+            probes.put("pki_files", healthcheckFiles(seedFiles, seedArguments, filesByHost.get(names.get(index))));
+            ArrayNode pkiArguments = ((ObjectNode) h.path("probe_arguments")).putArray("pki_files");
+            pkiArguments.add("content").add(HostCertificates.certPath(HostCertificates.HEALTHCHECK))
+                    .add("digest").add(HostCertificates.keyPath(HostCertificates.HEALTHCHECK));
         }
         if (drift == Drift.UNREACHABLE) {
             // Host 2's etcd was stopped when recorded: now its host does not answer at all.
@@ -237,11 +248,17 @@ public class OfflineScale {
         StringBuilder out = new StringBuilder();
         String path = null;
         byte[] content = null;
+        boolean dropped = false;
         for (String line : raw.split("\n", -1)) {
+            if (!line.startsWith("@file ") && dropped) {
+                continue; // a shared client's file: no host holds it
+            }
             if (line.startsWith("@file ")) {
                 int index = Integer.parseInt(line.substring(6).trim());
                 path = arguments.get(2 * index + 1).asText();
                 content = null;
+                dropped = path.startsWith(HostCertificates.certPath(HostCertificates.ADMIN).replace(".crt", "."))
+                        || path.startsWith(HostCertificates.certPath(HostCertificates.APISERVER).replace(".crt", "."));
                 if (pkiFiles.containsKey(path)) {
                     content = Files.readAllBytes(pkiFiles.get(path));
                 } else if (path.endsWith(".yml") || path.endsWith(".service")) {
@@ -261,6 +278,30 @@ public class OfflineScale {
         }
         out.setLength(out.length() - 1);
         return out.toString();
+    }
+
+    /**
+     * The pki_files probe's output for a host holding its own healthcheck client: the certificate
+     * with the seed's server certificate's mode, owner and time, the key with its server key's.
+     */
+    static String healthcheckFiles(String seedRaw, ArrayNode seedArguments, Map<String, Path> pkiFiles) throws IOException {
+        byte[] cert = Files.readAllBytes(pkiFiles.get(HostCertificates.certPath(HostCertificates.HEALTHCHECK)));
+        byte[] key = Files.readAllBytes(pkiFiles.get(HostCertificates.keyPath(HostCertificates.HEALTHCHECK)));
+        return "@file 0\n" + metaOf(seedRaw, seedArguments, HostCertificates.certPath(HostCertificates.SERVER)) + "\nsha256=" + sha256(cert)
+                + "\ncontent=" + Base64.getEncoder().encodeToString(cert) + "\n@file 1\n"
+                + metaOf(seedRaw, seedArguments, HostCertificates.keyPath(HostCertificates.SERVER)) + "\nsha256=" + sha256(key) + "\n";
+    }
+
+    /** The "meta=..." line of {@code path} in a files probe's output. */
+    static String metaOf(String raw, ArrayNode arguments, String path) {
+        for (int i = 1; i < arguments.size(); i += 2) {
+            if (arguments.get(i).asText().equals(path)) {
+                int at = raw.indexOf("@file " + (i / 2) + "\n");
+                int start = raw.indexOf("meta=", at);
+                return raw.substring(start, raw.indexOf('\n', start));
+            }
+        }
+        throw new IllegalStateException(path + " is not in the seed's files");
     }
 
     /** The config or unit file whose sha256 line is {@code shaLine}, from its content line, renamed. */
