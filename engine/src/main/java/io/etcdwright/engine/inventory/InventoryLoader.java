@@ -117,7 +117,8 @@ public final class InventoryLoader {
             return Optional.empty();
         }
         problems.addAll(document.warnings());
-        List<Problem> schemaProblems = SchemaCheck.check(document, SchemaCheck.INVENTORY_SCHEMA);
+        List<Problem> schemaProblems = InventoryValues.withoutSchemaProblemsAboutAnsibleSyntax(document,
+                SchemaCheck.check(document, SchemaCheck.INVENTORY_SCHEMA));
         problems.addAll(schemaProblems);
         return InventoryShape.isInventory(document.root()) ? Optional.of(document) : Optional.empty();
     }

@@ -8,7 +8,12 @@ import io.etcdwright.engine.source.Quoted;
 import io.etcdwright.engine.source.RelativePaths;
 import io.etcdwright.engine.source.WorkstationFiles;
 import io.etcdwright.engine.source.YamlDocument;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.etcdwright.engine.source.Location;
+import io.etcdwright.engine.source.Problem;
 import java.nio.file.InvalidPathException;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -61,9 +66,10 @@ final class InventoryValues {
     void checkVariable(String name, Object value, InventoryReader.Where where, boolean inAllVars) {
         YamlDocument document = where.document();
         FieldPath at = where.path();
-        if (!(value instanceof String text) || problems.hasErrorAround(document.file(), at)) {
+        if (!(value instanceof String text)) {
             return;
         }
+        // Before the other checks: the schema's wording for these (see withoutSchemaProblemsAboutAnsibleSyntax) is dropped.
         if (READ.contains(name) && text.startsWith("$ANSIBLE_VAULT;")) {
             problems.error(document, at, "is encrypted with ansible-vault (!vault); etcdwright does not decrypt vault values:"
                     + " write " + name + " in plain text (it is an address, a name or a path, not a secret)");
@@ -72,6 +78,9 @@ final class InventoryValues {
         if (READ.contains(name) && (text.contains("{{") || text.contains("{%"))) {
             problems.error(document, at, "is a Jinja template (" + Quoted.of(text) + "); etcdwright reads inventories as data and"
                     + " does not evaluate templates: write the value " + name + " stands for");
+            return;
+        }
+        if (problems.hasErrorAround(document.file(), at)) {
             return;
         }
         if (name.equals("ansible_become") && !isBoolean(text)) {
@@ -89,6 +98,27 @@ final class InventoryValues {
             default -> Optional.empty();
         };
         problem.ifPresent(message -> problems.error(document, at, message));
+    }
+
+    /**
+     * The schema's problems without those about a vaulted or templated value (the schema would
+     * say "must be a user name, got {{ ... }}"): the values check says what they really are.
+     */
+    static List<Problem> withoutSchemaProblemsAboutAnsibleSyntax(YamlDocument document, List<Problem> schemaProblems) {
+        Set<Location> ansibleSyntax = new HashSet<>();
+        collectAnsibleSyntax(document, document.root(), FieldPath.ROOT, ansibleSyntax);
+        return schemaProblems.stream().filter(problem -> !ansibleSyntax.contains(problem.location())).toList();
+    }
+
+    private static void collectAnsibleSyntax(YamlDocument document, JsonNode node, FieldPath at, Set<Location> into) {
+        if (node.isTextual()) {
+            String text = node.textValue();
+            if (text.startsWith("$ANSIBLE_VAULT;") || text.contains("{{") || text.contains("{%")) {
+                into.add(document.locationOf(at));
+            }
+        } else if (node.isObject()) {
+            node.properties().forEach(field -> collectAnsibleSyntax(document, field.getValue(), at.key(field.getKey()), into));
+        }
     }
 
     private static boolean isBoolean(String text) {

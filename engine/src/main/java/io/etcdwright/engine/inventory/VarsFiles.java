@@ -132,7 +132,9 @@ final class VarsFiles {
             return List.of();
         }
         String prefix = CHECKED_AS + ".";
-        for (Problem problem : SchemaCheck.check(document.nestedAt(CHECKED_AS), SchemaCheck.INVENTORY_SCHEMA)) {
+        YamlDocument checked = document.nestedAt(CHECKED_AS);
+        for (Problem problem : InventoryValues.withoutSchemaProblemsAboutAnsibleSyntax(checked,
+                SchemaCheck.check(checked, SchemaCheck.INVENTORY_SCHEMA))) {
             String field = problem.field().startsWith(prefix) ? problem.field().substring(prefix.length()) : problem.field();
             problems.add(new Problem(problem.severity(), problem.location(), field, problem.message()));
         }
