@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * etcdwright reads an inventory as Ansible does: for each fixture under
  * {@code src/test/resources/ansible-parity/} (a kubespray-style INI file with group_vars and
- * host_vars beside it; a directory of YAML and INI inventories), what {@code ansible-inventory
+ * host_vars beside it; a directory of YAML and INI inventories) and each committed example
+ * under {@code inventories/}, what {@code ansible-inventory
  * --list} prints for the same files is compared with etcdwright's inventory: the groups (each
  * one's hosts, in order, and child groups), every host, and every variable of every host after
  * precedence (not only those etcdwright reads), and what etcdwright makes of the ones it reads
@@ -39,15 +40,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class AnsibleInventoryParityTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Path FIXTURES = Path.of("src/test/resources/ansible-parity");
 
     @TempDir
     Path ansibleHome;
 
     @ParameterizedTest
-    @ValueSource(strings = {"kubespray-ini/inventory.ini", "directory"})
+    @ValueSource(strings = {"src/test/resources/ansible-parity/kubespray-ini/inventory.ini",
+            "src/test/resources/ansible-parity/directory", "../inventories/kubespray/inventory.ini", "../inventories/yaml/hosts.yaml"})
     void etcdwrightReadsWhatAnsibleReads(String source) throws Exception {
-        Path given = FIXTURES.resolve(source);
+        Path given = Path.of(source);
         JsonNode ansible = ansibleInventoryList(given);
         Inventory inventory = InventoryLoader.load(given);
 
