@@ -181,8 +181,11 @@ final class RestoreSteps {
                 clusterId = id;
             }
             ByteSequence all = ByteSequence.from(new byte[]{0});
-            // Linearizable (the default): the count the cluster agrees on, every key, none left out.
-            GetResponse count = client.getKVClient().get(all, GetOption.builder().withRange(all).withCountOnly(true).build())
+            // Linearizable (the default): the count the cluster agrees on, every key, none left out. At the
+            // snapshot's own revision when it was not bumped (the history up to it is restored): writes the
+            // restored cluster took since it started do not count. A bumped restore marks it compacted.
+            GetResponse count = client.getKVClient().get(all, GetOption.builder().withRange(all).withCountOnly(true)
+                            .withRevision(expected.bump() == 0 ? expected.snapshotRevision() : 0).build())
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             revision = count.getHeader().getRevision();
             keys = count.getCount();
@@ -192,7 +195,8 @@ final class RestoreSteps {
                     + (expected.bump() > 0 ? " + " + expected.bump() : ""));
         }
         if (expected.liveKeys().isPresent() && expected.liveKeys().get() != keys) {
-            problems.add("it holds " + keys + " keys, the backup " + expected.liveKeys().get());
+            problems.add("it holds " + keys + " keys" + (expected.bump() == 0 ? " at revision " + expected.snapshotRevision() : "")
+                    + ", the snapshot " + expected.liveKeys().get());
         }
         if (!problems.isEmpty()) {
             throw new IllegalStateException("the restored cluster does not match the snapshot: " + String.join("; ", problems)
@@ -200,7 +204,8 @@ final class RestoreSteps {
         }
         ctx.note("restored cluster " + Long.toHexString(clusterId) + " on etcd " + expected.version() + ": revision " + revision + " (snapshot "
                 + expected.snapshotRevision() + (expected.bump() > 0 ? " + " + expected.bump() + " bumped" : "") + "), "
-                + keys + " keys" + expected.liveKeys().map(k -> " as the backup recorded").orElse(""));
+                + keys + " keys" + (expected.bump() == 0 ? " at revision " + expected.snapshotRevision() : "")
+                + expected.liveKeys().map(k -> " as the snapshot holds").orElse(""));
         for (Map.Entry<String, String> host : hosts.entrySet()) {
             HostSession session = ctx.session(host.getKey());
             Optional<RestoreMarker> marker = RestoreMarker.parse(session.run(RemoteCommand.exec("cat", "--", markerPath)).stdout());
