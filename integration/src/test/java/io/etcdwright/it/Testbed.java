@@ -71,6 +71,16 @@ final class Testbed {
         return NET + ".1";
     }
 
+    /** examples/three-node.yaml fetching from this testbed's release server (TESTBED_NET, TESTBED_HTTP_PORT). */
+    static String threeNodeExample() {
+        try {
+            return Files.readString(ROOT.resolve("examples/three-node.yaml")).replace("http://10.77.0.1:8799/",
+                    "http://" + bridgeAddress() + ":" + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799") + "/");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Runs a command on host i as root; returns stdout; fails the test on a non-zero exit. */
     static String ssh(int host, String command) {
         Result r = exec(List.of(SCRIPT.toString(), "ssh", String.valueOf(host), command));
