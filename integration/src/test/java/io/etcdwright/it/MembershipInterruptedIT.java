@@ -6,15 +6,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -129,23 +126,7 @@ class MembershipInterruptedIT {
         throw new AssertionError("no leader: " + status);
     }
 
-    /** The real launcher in its own process, SIGKILLed once it has printed {@code line}; returns what it printed. */
     private static String applyKilledAfter(String line) throws Exception {
-        List<String> cmd = List.of(Testbed.ROOT.resolve("bin/etcdwright").toString(), "apply", "-i", INV, "-f", spec.toString(),
-                "--yes");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDWRIGHT_HOME", home.toString());
-        Process apply = pb.start();
-        StringBuilder out = new StringBuilder();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        InputStream in = apply.getInputStream();
-        byte[] buffer = new byte[1];
-        while (System.nanoTime() < deadline && out.indexOf(line) < 0 && in.read(buffer) == 1) {
-            out.append(new String(buffer, StandardCharsets.ISO_8859_1));
-        }
-        apply.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-        apply.destroyForcibly().waitFor();
-        System.out.println("apply killed after '" + line + "':\n" + out);
-        return out.toString();
+        return Cli.killedAfter(home, line, "apply", "-i", INV, "-f", spec.toString(), "--yes");
     }
 }
