@@ -15,7 +15,8 @@ public final class Main {
     /** The subcommands, in the order help lists them. */
     private static final List<Class<?>> SUBCOMMANDS = List.of(ValidateCommand.class, FactsCommand.class, PlanCommand.class,
             ApplyCommand.class, StatusCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
-            ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, CommandLine.HelpCommand.class);
+            ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, VersionCommand.class,
+            CompletionCommand.class, CommandLine.HelpCommand.class);
 
     public static final int OK = 0;
     public static final int ERROR = 1;
@@ -33,7 +34,8 @@ public final class Main {
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, err));
         cli.setParameterExceptionHandler((ex, args1) -> {
             err.println("error: " + ex.getMessage());
-            err.println("Run 'etcdwright " + ex.getCommandLine().getCommandName() + " --help' for usage.");
+            // The command's full name ("etcdwright backups list"), the program's name once.
+            err.println("Run '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
             return ERROR;
         });
         int code = cli.execute(args);
@@ -73,8 +75,14 @@ public final class Main {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
+            return new String[]{"etcdwright " + etcdwright(), "etcd minors: " + String.join(", ",
+                    new java.util.TreeSet<>(io.etcdwright.modules.upgrade.VersionCatalogue.builtIn().minors().keySet()))
+                    + " ('etcdwright version' says more)"};
+        }
+
+        static String etcdwright() {
             String v = Main.class.getPackage().getImplementationVersion();
-            return new String[]{"etcdwright " + (v == null ? "development build" : v)};
+            return v == null ? "development build" : v;
         }
     }
 }

@@ -5,6 +5,8 @@ import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.ClusterVersion;
+import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.LearnerProgress;
 import io.etcdwright.modules.membership.MemberStatus;
@@ -25,7 +27,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
-@Command(name = "status", description = {"Members, leader, versions, sizes, raft state, health and certificate expiry, over mTLS.",
+@Command(name = "status", description = {"Members, leader, server versions and the cluster version, sizes, raft state, health and certificate expiry, over mTLS.",
         "With backup.schedule: the newest scheduled backup's age and failed runs, read from the members over SSH.",
         "Exits 0 when every member of the desired state is healthy, 1 otherwise (usable in monitoring and CI)."})
 final class StatusCommand implements Callable<Integer> {
@@ -57,6 +59,10 @@ final class StatusCommand implements Callable<Integer> {
         try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.caCertFile(), admin.cert(), admin.key(), timeout)) {
             status = client.status();
         }
+        // The minor every member speaks; during a minor upgrade it moves only once all run the newer.
+        java.util.Optional<String> clusterVersion = status.members().stream().filter(MemberStatus::healthy)
+                .flatMap(m -> m.clientUrls().stream()).findFirst()
+                .flatMap(url -> ClusterVersion.of(new Health.Access(pki.caCertFile(), admin.cert(), admin.key()), url, timeout));
         Map<String, OptionalLong> expiry = ServedCertificates.daysUntilExpiry(endpoints, pki.caCertFile(), admin.cert(),
                 admin.key(), timeout);
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -79,12 +85,13 @@ final class StatusCommand implements Callable<Integer> {
             doc.put("cluster", desired.spec().name());
             doc.put("cluster_id", status.clusterId().orElse(null));
             doc.put("healthy", allHealthy);
+            doc.put("cluster_version", clusterVersion.orElse(null));
             doc.put("members", rows);
             doc.put("backups", backups.orElse(null));
             out.println(Json.write(doc));
         } else {
-            out.printf("cluster %s (id %s): %s%n", desired.spec().name(), status.clusterId().orElse("?"),
-                    allHealthy ? "healthy" : "DEGRADED");
+            out.printf("cluster %s (id %s): %s, cluster version %s%n", desired.spec().name(), status.clusterId().orElse("?"),
+                    allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown"));
             text(rows).forEach(out::println);
             backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
         }

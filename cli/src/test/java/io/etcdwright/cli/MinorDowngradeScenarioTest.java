@@ -95,7 +95,7 @@ class MinorDowngradeScenarioTest {
         String warnings = String.join("\n", plan.warnings());
         assertTrue(plan.warnings().get(0).startsWith("DOWNTIME: every member is stopped"), warnings);
         assertTrue(warnings.contains("minor downgrade from 3.5.16 to 3.4.23 through a snapshot and a restore: etcd 3.4.23"
-                + " cannot join a cluster that speaks 3.5 (a rolling downgrade needs 3.4 3.4.32 or newer"), warnings);
+                + " cannot join a cluster that speaks 3.5 (a rolling downgrade needs 3.4.32 or newer"), warnings);
         assertTrue(warnings.contains("raises etcd's NOSPACE alarm (member id " + Long.toHexString(WriteFence.MEMBER_ID)), warnings);
         assertTrue(warnings.contains("stop the writers"), warnings);
         assertTrue(warnings.contains("etcdctl 3.4.23 cannot raise the revision"), warnings);

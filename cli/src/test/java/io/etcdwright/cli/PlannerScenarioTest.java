@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.modules.cluster.ConvergePlanner;
+
 import io.etcdwright.cli.PlannerScenarios.Pki;
 import io.etcdwright.cli.PlannerScenarios.Scenario;
 import io.etcdwright.engine.plan.Plan;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -330,6 +333,17 @@ class PlannerScenarioTest {
         assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
         assertEquals(List.of("every member answering, on 3.4.23 or 3.5.16, no alarm, authentication off"),
                 step(plan, PREFLIGHT).requires());
+    }
+
+    @Test
+    void aMinorUpgradeFirstHopsToTheNewestPatchTheSourceOffersThenTakesTheMinorStepNextApply() {
+        Plan hop = scenarios.plan(new Scenario("converged-34", "three"), "inventory", new ConvergePlanner.VersionOptions(false,
+                v -> v.minor() == 4 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.4.35")) : Optional.empty()));
+        assertEquals("install etcd 3.4.35", step(hop, "h1/install").summary());
+        assertTrue(hop.steps().stream().noneMatch(s -> s.id().equals("cluster/cluster-version")), shape(hop).toString());
+        assertEquals(List.of("every member answering, on 3.4.23 or 3.4.35, no alarm"), step(hop, PREFLIGHT).requires());
+        assertTrue(hop.warnings().stream().anyMatch(w -> w.contains("this apply moves the members to 3.4.35")
+                && w.contains("the next apply upgrades them to 3.5.16")), hop.warnings().toString());
     }
 
     @Test

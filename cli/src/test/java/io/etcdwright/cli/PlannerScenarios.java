@@ -68,7 +68,12 @@ final class PlannerScenarios {
 
     /** As {@link #plan(Scenario)}, with another inventory of {@link #DIR}. */
     Plan plan(Scenario s, String inventory) {
-        return plan(s, inventory, ConvergePlanner.VersionOptions.DEFAULT, true);
+        return plan(s, inventory, ConvergePlanner.VersionOptions.DEFAULT);
+    }
+
+    /** As {@link #plan(Scenario, String)}, with what the operator allows and the release source offers. */
+    Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions) {
+        return plan(s, inventory, versions, true);
     }
 
     /**
@@ -91,7 +96,7 @@ final class PlannerScenarios {
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, facts.byHost(), facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
-                new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, Instant.now(), versions));
+                new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions));
     }
 
     /**

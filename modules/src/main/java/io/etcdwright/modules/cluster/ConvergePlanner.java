@@ -19,6 +19,8 @@ import io.etcdwright.modules.backup.schedule.ScheduleTools;
 import io.etcdwright.modules.cluster.HostPreparation.Prepared;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.install.ReleaseCache;
+import io.etcdwright.modules.install.ReleaseCleanupModule;
+import io.etcdwright.modules.MemberModule;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
@@ -182,7 +184,10 @@ public final class ConvergePlanner {
                 in.timeouts().ready()).stream().toList());
         VersionSteps.preflight(version, VersionSteps.held(in), context, in, List.copyOf(gate)).ifPresent(gate::add);
         steps.addAll(gate);
-        Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, new BackupScheduleModule(schedule.target()));
+        boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged
+                && VersionSteps.held(in).values().stream().allMatch(v -> v.toString().equals(spec.etcd().version()));
+        Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, List.of(new BackupScheduleModule(schedule.target()),
+                new ReleaseCleanupModule(settled)));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
         boolean risky = membership.isPresent() || !(version instanceof VersionChange.Unchanged);
         if (risky) {
@@ -229,10 +234,11 @@ public final class ConvergePlanner {
 
     /**
      * Each member's host, brought to the spec by the modules in order ({@link HostPreparation}),
-     * the backup schedule last: its script runs the etcdctl the install links and the admin certificate.
+     * then {@code after}: the backup schedule (its script runs the etcdctl the install links and the
+     * admin certificate) and the removal of releases a settled version change left behind.
      */
     private Map<String, Prepared> prepareHosts(List<Step> pki, List<Step> gate, Map<String, List<EtcdConfigFile.Peer>> joiners,
-                                               BackupScheduleModule backups) {
+                                               List<MemberModule> after) {
         String token = existingToken(in).orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
                 .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
@@ -240,7 +246,7 @@ public final class ConvergePlanner {
                 m -> {
                     boolean joining = joiners.containsKey(m.name());
                     return new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token);
-                }, List.of(backups), steps);
+                }, after, steps);
     }
 
     /**

@@ -100,7 +100,7 @@ final class VersionSteps {
         boolean refuseAuth = change instanceof VersionChange.MinorUpgrade up && up.from().minor() == 4 && up.to().minor() == 5;
         return Optional.of(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
                 .summary("check the members before the " + what)
-                .reason("from " + String.join(" and ", from) + " to " + target.get() + "; checked again when applied")
+                .reason("members on " + String.join(" and ", from) + " when planned; checked again when applied")
                 .requires(new VersionPreflight(c.access(), running, allowed, refuseAuth, what))
                 .after(after)
                 .does(ctx -> Outcome.OK));

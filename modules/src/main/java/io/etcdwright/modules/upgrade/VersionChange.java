@@ -81,7 +81,7 @@ public sealed interface VersionChange {
         /** What the plan says when the operator has not allowed the downtime. */
         public String whyNotRolling() {
             return "etcd " + to + " cannot join a cluster that speaks " + from.major() + "." + from.minor()
-                    + rollingFrom.map(v -> " (a rolling downgrade needs " + to.major() + "." + to.minor() + " " + v
+                    + rollingFrom.map(v -> " (a rolling downgrade needs " + v
                     + " or newer, started with --next-cluster-version-compatible)").orElse("");
         }
     }
@@ -125,9 +125,13 @@ public sealed interface VersionChange {
         }
         int minorsBelow = target.minor() - oldest.minor();
         if (newest.minor() == target.minor() + 1 && oldest.minor() == target.minor()) {
-            warnings.add("members run " + oldest + " and " + newest + ": the cluster version is still " + minorOf(target)
-                    + ", so the upgrade can be rolled back member by member");
+            warnings.add("mixed versions: members run " + oldest + " and " + newest + ": the cluster version is still "
+                    + minorOf(target) + ", so the upgrade can be rolled back member by member");
             return new MinorRollback(newest, target, warnings);
+        }
+        if (!oldest.equals(newest) && (target.equals(oldest) || target.equals(newest))) {
+            warnings.add("mixed versions: members run " + oldest + " and " + newest + " (an interrupted version change);"
+                    + " this plan moves the rest to " + target);
         }
         if (newest.minor() > target.minor()) {
             if (newest.minor() - target.minor() > 1 || oldest.minor() < target.minor()) {

@@ -71,17 +71,21 @@ public record VersionPreflight(Health.Access access, Map<String, String> members
         }
         if (answering != null) {
             try (MemberRpc rpc = answering) {
-                for (AlarmMember alarm : rpc.alarms()) {
-                    problems.add("alarm " + alarm.getAlarm() + " is raised on member " + Long.toHexString(alarm.getMemberID()));
-                }
-                if (refuseAuth && rpc.authEnabled()) {
+                // Authentication first: asking for alarms needs permission once it is on.
+                if (refuseAuth && authEnabled(rpc, problems)) {
                     problems.add("authentication is enabled, and etcd 3.5 cannot replay 3.4's authentication entries"
                             + " (etcd's 3.4 -> 3.5 upgrade guide): disable it for the upgrade ('etcdctl auth disable'),"
                             + " enable it again after");
                 }
-            } catch (StatusRuntimeException e) {
-                problems.add("cannot ask " + answering.clientUrl() + " for alarms and authentication ("
-                        + e.getStatus().getCode() + ")");
+                try {
+                    for (AlarmMember alarm : rpc.alarms()) {
+                        problems.add("alarm " + alarm.getAlarm() + " is raised on member " + Long.toHexString(alarm.getMemberID())
+                                + " (repair its cause, then 'etcdctl alarm disarm')");
+                    }
+                } catch (StatusRuntimeException e) {
+                    problems.add("cannot ask " + rpc.clientUrl() + " for alarms (" + e.getStatus().getCode()
+                            + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription()) + ")");
+                }
             }
         }
         if (!problems.isEmpty()) {
@@ -91,5 +95,14 @@ public record VersionPreflight(Health.Access access, Map<String, String> members
                     + " then plan and apply again.");
         }
         context.note("members: " + String.join(", ", versions));
+    }
+
+    private static boolean authEnabled(MemberRpc rpc, List<String> problems) {
+        try {
+            return rpc.authEnabled();
+        } catch (StatusRuntimeException e) {
+            problems.add("cannot tell whether authentication is on at " + rpc.clientUrl() + " (" + e.getStatus().getCode() + ")");
+            return false;
+        }
     }
 }

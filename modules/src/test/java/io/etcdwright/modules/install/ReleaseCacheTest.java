@@ -90,4 +90,37 @@ class ReleaseCacheTest {
             server.stop(0);
         }
     }
+
+    @Test
+    void aSourceOffersWhatItServesOverHttpOrAsAFile() throws Exception {
+        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        java.util.List<String> methods = new java.util.concurrent.CopyOnWriteArrayList<>();
+        http.createContext("/", exchange -> {
+            methods.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath());
+            boolean offered = exchange.getRequestURI().getPath().contains("v3.4.27");
+            exchange.sendResponseHeaders(offered ? 200 : 404, -1);
+            exchange.close();
+        });
+        http.start();
+        try {
+            String template = "http://127.0.0.1:" + http.getAddress().getPort() + "/v{version}/etcd-v{version}-linux-{arch}.tar.gz";
+            ReleaseCache cache = new ReleaseCache(dir.resolve("cache"));
+            assertTrue(cache.offers(ReleaseArtifact.of("3.4.27", "amd64", template, Optional.empty(), Optional.empty())));
+            assertTrue(!cache.offers(ReleaseArtifact.of("3.4.28", "amd64", template, Optional.empty(), Optional.empty())));
+            // Asked with HEAD: nothing is downloaded to find out.
+            assertEquals(java.util.List.of("HEAD /v3.4.27/etcd-v3.4.27-linux-amd64.tar.gz",
+                    "HEAD /v3.4.28/etcd-v3.4.28-linux-amd64.tar.gz"), methods);
+        } finally {
+            http.stop(0);
+        }
+        Path file = Files.write(dir.resolve("etcd-v3.4.30-linux-amd64.tar.gz"), new byte[] {1});
+        ReleaseCache cache = new ReleaseCache(dir.resolve("cache"));
+        assertTrue(cache.offers(new ReleaseArtifact("3.4.30", "amd64", file.toUri().toString(), Optional.empty(), Optional.empty())));
+        assertTrue(!cache.offers(new ReleaseArtifact("3.4.31", "amd64", dir.resolve("missing.tar.gz").toUri().toString(),
+                Optional.empty(), Optional.empty())));
+        // Nothing answers: not offered, quickly.
+        assertTrue(!cache.offers(ReleaseArtifact.of("3.4.29", "amd64", "http://127.0.0.1:1/{version}", Optional.empty(),
+                Optional.empty())));
+    }
 }

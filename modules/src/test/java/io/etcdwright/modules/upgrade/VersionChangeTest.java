@@ -85,7 +85,7 @@ class VersionChangeTest {
                 change("3.4.23", "3.5.16", "3.5.16", "3.5.16"));
         assertEquals(Version.parse("3.5.16"), down.from());
         assertEquals(Version.parse("3.4.32"), down.rollingFrom().orElseThrow());
-        assertTrue(down.whyNotRolling().contains("needs 3.4 3.4.32 or newer, started with --next-cluster-version-compatible"),
+        assertTrue(down.whyNotRolling().contains("needs 3.4.32 or newer, started with --next-cluster-version-compatible"),
                 down.whyNotRolling());
         assertEquals(Version.parse("3.4.23"), down.installs().orElseThrow());
     }

@@ -1,0 +1,61 @@
+package io.etcdwright.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class VersionAndCompletionTest {
+    @TempDir
+    Path dir;
+
+    private static String run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, new PrintWriter(out), new PrintWriter(err));
+        assertEquals(0, code, err.toString());
+        return out.toString();
+    }
+
+    @Test
+    void versionNamesTheEtcdReleasesItKnows() throws Exception {
+        String text = run("version");
+        assertTrue(text.startsWith("etcdwright "), text);
+        assertTrue(text.contains("3.4  restore with etcdctl"), text);
+        assertTrue(text.contains("3.5  restore with etcdutl"), text);
+        assertTrue(text.contains("refuse etcd 3.5.0 to 3.5.2"), text);
+        JsonNode json = new ObjectMapper().readTree(run("version", "-o", "json"));
+        assertEquals(1, json.path("version").asInt());
+        assertEquals("3.5", json.path("etcd_minors").get(1).path("minor").asText(), json.toString());
+        assertEquals("3.5.32", json.path("etcd_minors").get(1).path("minimum_patch_before_next_minor").asText());
+        assertTrue(run("--version").contains("etcd minors: 3.4, 3.5"));
+    }
+
+    /** The script bash gets: loaded by a real bash, it completes commands and a command's options. */
+    @Test
+    void theBashCompletionScriptLoadsAndCompletes() throws Exception {
+        Path script = Files.writeString(dir.resolve("etcdwright.bash"), run("completion", "bash"));
+        String probe = "source " + script + " && complete -p etcdwright"
+                + " && COMP_WORDS=(etcdwright pl) COMP_CWORD=1 COMP_LINE='etcdwright pl' COMP_POINT=13 && _complete_etcdwright"
+                + " && echo \"commands: ${COMPREPLY[*]}\""
+                + " && COMP_WORDS=(etcdwright plan --allow) COMP_CWORD=2 COMP_LINE='etcdwright plan --allow' COMP_POINT=23"
+                + " && _complete_etcdwright && echo \"options: ${COMPREPLY[*]}\"";
+        Process bash = new ProcessBuilder("bash", "--norc", "--noprofile", "-c", probe).redirectErrorStream(true).start();
+        String out = new String(bash.getInputStream().readAllBytes());
+        assertTrue(bash.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, bash.exitValue(), out);
+        assertTrue(out.contains("-F _complete_etcdwright etcdwright"), out);
+        assertTrue(out.contains("commands: plan"), out);
+        assertTrue(out.contains("options: --allow-downtime"), out);
+        assertTrue(run("completion", "zsh").startsWith("autoload -U +X compinit"));
+    }
+}
