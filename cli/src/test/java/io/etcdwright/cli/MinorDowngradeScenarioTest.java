@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,6 +121,17 @@ class MinorDowngradeScenarioTest {
         Plan noSnapshot = scenarios.plan(new Scenario("converged", "three-34"), ALLOWED, false);
         assertEquals(List.of("refused snapshot-required: cluster scn"), PlannerScenarios.shape(noSnapshot));
         assertEquals("apply without --no-snapshot", noSnapshot.refusals().get(0).whatToDo());
+    }
+
+    @Test
+    void aDowngradeKeepsTheMembersItHasAMembershipChangeComesFirst() throws IOException {
+        Path spec = home.resolve("h1-h2-34.yaml");
+        Files.writeString(spec, Files.readString(PlannerScenarios.DIR.resolve("h1-h2.yaml"))
+                .replace("version: 3.5.16", "version: 3.4.23"));
+        String name = spec.toString().substring(0, spec.toString().length() - ".yaml".length());
+        Plan plan = scenarios.plan(new Scenario("converged", name), ALLOWED, true);
+        assertEquals(List.of("refused membership-differs: cluster scn"), PlannerScenarios.shape(plan));
+        assertTrue(plan.refusals().get(0).whatToDo().startsWith("change the members first"), plan.refusals().toString());
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.etcdwright.modules.backup.SafetySnapshot;
 import io.etcdwright.modules.cluster.ConvergePlanner;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
+import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.upgrade.VersionChange;
@@ -37,7 +38,8 @@ import java.util.Set;
  * older version from a snapshot taken when the apply runs. The plan reads as the order of the work:
  * <ol>
  * <li>refusals: no snapshot (--no-snapshot cannot skip this one: it is the data), no quorum to
- *     take it from, and the restore's own (an unreachable host, no restore tool);</li>
+ *     take it from, members other than the spec's, and the restore's own (an unreachable host, no
+ *     restore tool);</li>
  * <li>a write fence an interrupted apply left raised, lifted; then every running member checked
  *     when the apply runs: answering, on the version planned from, no alarm
  *     ({@link VersionPreflight});</li>
@@ -145,6 +147,7 @@ public final class MinorDowngradePlanner {
                             "bring the members back on " + down.from() + " first ('etcdwright status'); if quorum is lost"
                                     + " for good, restore the newest backup with 'etcdwright restore'"));
                 }
+                membershipDiffers(in).ifPresent(refusals::add);
                 return refusals;
             }
 
@@ -223,6 +226,29 @@ public final class MinorDowngradePlanner {
                 .requires(new VersionPreflight(access, running, from, false, "minor downgrade to " + down.to()));
         after.ifPresent(step::after);
         return Optional.of(step.does(ctx -> Outcome.OK));
+    }
+
+    /**
+     * A member the cluster lists and the spec does not (or the other way round): a downgrade keeps the
+     * members, and a member left out of the restore would keep running the newer version alone.
+     */
+    private static Optional<Refusal> membershipDiffers(ConvergePlanner.Inputs in) {
+        if (in.cluster().isEmpty()) {
+            return Optional.empty();
+        }
+        Set<String> spec = new LinkedHashSet<>();
+        in.desired().members().forEach(m -> spec.add(new EtcdConfigFile.Peer(m.name(), m.address()).url(in.layout().peerPort())));
+        Set<String> cluster = new LinkedHashSet<>();
+        in.cluster().get().members().forEach(m -> cluster.addAll(m.peerUrls()));
+        if (spec.equals(cluster)) {
+            return Optional.empty();
+        }
+        String name = in.desired().spec().name();
+        return Optional.of(new Refusal("membership-differs", "cluster " + name,
+                "the cluster's members (peer URLs " + String.join(", ", cluster) + ") are not the spec's ("
+                        + String.join(", ", spec) + "), and a minor downgrade rebuilds exactly the members it has",
+                "change the members first, on the version they run (an apply with the old etcd.version and the new"
+                        + " members), then downgrade"));
     }
 
     private static RestorePlanner.Inputs restoreInputs(ConvergePlanner.Inputs in, RestoreSnapshot snapshot, String token,
