@@ -2,14 +2,20 @@ package io.etcdwright.it;
 
 import io.etcdwright.cli.Main;
 
-import java.io.InputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.Reader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.io.StringWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /** Runs the real etcdwright command line in this JVM and captures what it printed. */
 final class Cli {
@@ -36,30 +42,158 @@ final class Cli {
         return run(args.toArray(new String[0]));
     }
 
-    /**
-     * The real launcher (bin/etcdwright) in its own process with this $ETCDWRIGHT_HOME, SIGKILLed (as a
-     * lost laptop or a killed CI runner) once it has printed {@code line}; returns what it printed.
-     */
-    static String killedAfter(Path home, String line, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Testbed.ROOT.resolve("bin/etcdwright").toString()));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDWRIGHT_HOME", home.toString());
-        Process process = pb.start();
-        StringBuilder out = new StringBuilder();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        InputStream in = process.getInputStream();
-        byte[] buffer = new byte[1];
-        while (System.nanoTime() < deadline && out.indexOf(line) < 0 && in.read(buffer) == 1) {
-            out.append(new String(buffer, StandardCharsets.ISO_8859_1));
-        }
-        process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly().waitFor();
-        System.out.println("$ etcdwright " + String.join(" ", args) + "\n" + out + "[killed after '" + line + "']");
-        return out.toString();
-    }
-
     static List<String> args(String... parts) {
         return new ArrayList<>(List.of(parts));
+    }
+
+    /**
+     * The real launcher (bin/etcdwright) in a process of its own, as an operator runs it: for what
+     * an in-process run cannot do, being SIGKILLed at a chosen point (a lost laptop, a killed CI
+     * runner) or answering the confirmation question after the test changed something. Its stdout
+     * and stderr are read as they come by a thread of its own, which also does the kill, so the kill
+     * follows the awaited output at once.
+     */
+    static final class Launched implements AutoCloseable {
+        private final String command;
+        private final Process process;
+        private final StringBuilder output = new StringBuilder();
+        private final Thread reader;
+        private volatile Pattern killAt;
+        private volatile boolean killed;
+
+        private Launched(String command, Process process) {
+            this.command = command;
+            this.process = process;
+            this.reader = new Thread(this::read, "launched-etcdwright");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        /** Starts {@code bin/etcdwright ARGS} with {@code home} as its ETCDWRIGHT_HOME. */
+        static Launched start(Path home, String... args) {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Testbed.ROOT.resolve("bin/etcdwright").toString());
+            cmd.addAll(List.of(args));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            pb.environment().put("ETCDWRIGHT_HOME", home.toString());
+            try {
+                return new Launched("etcdwright " + String.join(" ", args), pb.start());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start " + cmd, e);
+            }
+        }
+
+        private void read() {
+            Reader in = new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8);
+            char[] buffer = new char[4096];
+            try {
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    synchronized (output) {
+                        output.append(buffer, 0, n);
+                        Pattern at = killAt;
+                        if (at != null && !killed && at.matcher(output).find()) {
+                            kill();
+                        }
+                        output.notifyAll();
+                    }
+                }
+            } catch (IOException e) {
+                // The process was killed or closed its output: what it printed until then is kept.
+            } finally {
+                synchronized (output) {
+                    output.notifyAll();
+                }
+            }
+        }
+
+        private void kill() {
+            killed = true;
+            process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+
+        /**
+         * Waits until the output matches {@code pattern} (it may go on printing meanwhile); fails when the
+         * process ends or {@code within} passes first. Returns the output so far.
+         */
+        String await(Pattern pattern, Duration within) throws InterruptedException {
+            long deadline = System.nanoTime() + within.toNanos();
+            synchronized (output) {
+                while (!pattern.matcher(output).find()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || !reader.isAlive()) {
+                        throw new AssertionError((left <= 0 ? "no '" + pattern + "' within " + within : "it ended without '"
+                                + pattern + "'") + " from " + command + ":\n" + output);
+                    }
+                    output.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 1000)));
+                }
+                return output.toString();
+            }
+        }
+
+        /**
+         * SIGKILLs the process as soon as its output matches {@code pattern} and returns what it printed
+         * (which may run a little past the match: output already in the pipe); fails if it does not get there.
+         */
+        String killAfter(Pattern pattern, Duration within) throws InterruptedException {
+            synchronized (output) {
+                killAt = pattern;
+                if (pattern.matcher(output).find()) {
+                    kill();
+                }
+            }
+            try {
+                await(pattern, within);
+            } finally {
+                if (!killed) {
+                    kill();
+                }
+                process.waitFor();
+                reader.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            String printed;
+            synchronized (output) {
+                printed = output.toString();
+            }
+            System.out.println("$ " + command + "   (own process, SIGKILLed after '" + pattern + "')\n" + printed + "[killed]");
+            return printed;
+        }
+
+        /** Writes one line to its standard input, as a person at the terminal would. */
+        void answer(String line) {
+            try {
+                OutputStream in = process.getOutputStream();
+                in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                in.flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot answer " + command, e);
+            }
+        }
+
+        /** Waits for it to end on its own; what it printed is the run's output (stderr included). */
+        Run finish(Duration within) throws InterruptedException {
+            if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+                kill();
+                process.waitFor();
+                reader.join(TimeUnit.SECONDS.toMillis(10));
+                throw new AssertionError(command + " did not end within " + within + ":\n" + output);
+            }
+            reader.join(TimeUnit.SECONDS.toMillis(10));
+            Run run;
+            synchronized (output) {
+                run = new Run(process.exitValue(), output.toString(), "");
+            }
+            System.out.println("$ " + command + "   (own process)\n" + run.out + "[exit " + run.exitCode + "]");
+            return run;
+        }
+
+        /** Never leaves it running behind a failed test. */
+        @Override
+        public void close() throws InterruptedException {
+            if (process.isAlive()) {
+                kill();
+                process.waitFor();
+            }
+        }
     }
 }

@@ -1,5 +1,8 @@
 package io.etcdwright.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +43,26 @@ final class Etcdctl {
             env.put(line.group(1), line.group(2).replace("'\\''", "'").replaceAll("^'|'$", ""));
         }
         return env;
+    }
+
+    /**
+     * Each member's server version as this etcdctl gets it from the member itself (endpoint status of
+     * every member of the cluster), in the order etcdctl lists them.
+     */
+    List<String> serverVersions(Map<String, String> env) {
+        Testbed.Result endpoints = run(env, "endpoint", "status", "--cluster", "-w", "json");
+        if (endpoints.exitCode() != 0) {
+            throw new AssertionError("etcdctl endpoint status failed: " + endpoints.stderr());
+        }
+        try {
+            List<String> versions = new ArrayList<>();
+            for (JsonNode answer : new ObjectMapper().readTree(endpoints.stdout())) {
+                versions.add(answer.path("Status").path("version").asText());
+            }
+            return versions;
+        } catch (IOException e) {
+            throw new AssertionError("etcdctl endpoint status printed no JSON: " + endpoints.stdout(), e);
+        }
     }
 
     Testbed.Result run(Map<String, String> env, String... args) {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -36,7 +37,7 @@ class MembershipInterruptedIT {
     static void hosts() throws Exception {
         Testbed.up(3);
         home = Testbed.freshWorkstationHome();
-        base = Files.readString(Testbed.ROOT.resolve("examples/single-node.yaml")).replace("name: single", "name: interrupted");
+        base = Testbed.example("single-node.yaml").replace("name: single", "name: interrupted");
         spec = home.resolve("interrupted.yaml");
     }
 
@@ -81,7 +82,10 @@ class MembershipInterruptedIT {
         WriteLoad.Acks acks;
         try (WriteLoad load = WriteLoad.start(before, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
-            String seen = applyKilledAfter(killAfter);
+            String seen;
+            try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+                seen = apply.killAfter(Pattern.compile(Pattern.quote(killAfter)), Duration.ofMinutes(3));
+            }
             assertTrue(seen.contains(killAfter), "the kill point was reached: " + seen);
             assertFalse(seen.contains("RECAP"), "the first apply must not have finished: " + seen);
 
@@ -99,11 +103,7 @@ class MembershipInterruptedIT {
             acks = load.stop();
         }
         Map<String, String> after = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
-        WriteLoad.Report report = WriteLoad.check(after, acks);
-        System.out.println("[" + name + "] " + report);
-        assertTrue(report.lostNothing(), report.toString());
-        assertTrue(report.membersAgree(), report.toString());
-        assertTrue(report.watchSawEachOnceInOrder(), report.toString());
+        WriteLoad.checkNothingLost(after, acks, name, members.size());
 
         JsonNode status = new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
         assertTrue(status.path("healthy").asBoolean(), status.toString());
@@ -126,7 +126,4 @@ class MembershipInterruptedIT {
         throw new AssertionError("no leader: " + status);
     }
 
-    private static String applyKilledAfter(String line) throws Exception {
-        return Cli.killedAfter(home, line, "apply", "-i", INV, "-f", spec.toString(), "--yes");
-    }
 }

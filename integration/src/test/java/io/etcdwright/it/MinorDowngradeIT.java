@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -54,7 +55,7 @@ class MinorDowngradeIT {
     /** A 3-member cluster on 3.5.16 named {@code name}; its spec file. */
     private static Path create(String name) throws Exception {
         Path spec = home.resolve(name + ".yaml");
-        Files.writeString(spec, Testbed.threeNodeExample().replace("name: three", "name: " + name));
+        Files.writeString(spec, Testbed.example("three-node.yaml").replace("name: three", "name: " + name));
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
         return spec;
@@ -120,7 +121,11 @@ class MinorDowngradeIT {
             load.awaitMore(300, Duration.ofSeconds(60));
             toVersion(spec, "3.4.23");
             String killAt = "stop etcd (DOWNTIME begins): changed";
-            String killed = Cli.killedAfter(home, killAt, "apply", "-i", INV, "-f", spec.toString(), "--allow-downtime", "--yes");
+            String killed;
+            try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--allow-downtime",
+                    "--yes")) {
+                killed = apply.killAfter(Pattern.compile(Pattern.quote(killAt)), Duration.ofMinutes(3));
+            }
             assertTrue(killed.contains(killAt), "the kill point was reached: " + killed);
             assertFalse(killed.contains("RECAP"), "the first apply must not have finished: " + killed);
 

@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Rolling operations under continuous writes: a patch upgrade, the patch downgrade back and a
- * certificate renewal restart every member one at a time while writers keep writing; afterwards every acknowledged write is on
+ * Rolling operations under continuous writes: a patch upgrade and the patch downgrade back restart
+ * every member one at a time while writers keep writing, and a certificate renewal is picked up with
+ * no restart at all (each member then serves its new certificate); afterwards every acknowledged write is on
  * every member, and the members' stores hash the same. The longest stall is printed (measured,
  * not asserted: speed belongs to bench/). The checker is shown to catch a lost write.
  */
@@ -51,7 +52,7 @@ class RollingUnderLoadIT {
     void patchUpgradeDowngradeAndRenewalRollUnderWritesWithoutLosingAnAcknowledgedWrite() throws Exception {
         List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
         String newest = versions.get(versions.size() - 1);
-        String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: load");
+        String base = Testbed.example("three-node.yaml").replace("name: three", "name: load");
         Path spec = home.resolve("load.yaml");
         Files.writeString(spec, base);
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
@@ -60,10 +61,35 @@ class RollingUnderLoadIT {
 
         WriteLoad.Report up = rollUnderLoad(spec, base.replace("version: 3.5.16", "version: " + newest), env, "upgrade", newest);
         WriteLoad.Report down = rollUnderLoad(spec, base, env, "downgrade", "3.5.16");
-        // Certificates inside their renewal window (364 days left, renewed 400 before): reissued,
-        // and every member restarted one by one to serve them.
-        rollUnderLoad(spec, base.replace("validityDays: 365", "validityDays: 730").replace("renewBeforeDays: 30",
-                "renewBeforeDays: 400"), env, "certificate-renewal", "3.5.16");
+        // Certificates inside their renewal window (364 days left, renewed 400 before): `certs` sees
+        // them coming; apply reissues them under writes and etcd serves them from the next
+        // handshake on, with no member restarted (etcd loads its certificate at each handshake).
+        String renewed = base.replace("validityDays: 365", "validityDays: 730").replace("renewBeforeDays: 30", "renewBeforeDays: 400");
+        JsonNode due = certs(spec, 2);
+        Map<Integer, String> processes = new java.util.TreeMap<>();
+        for (int h = 1; h <= 3; h++) {
+            processes.put(h, Testbed.ssh(h, "systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic etcd").strip());
+        }
+        Map<String, java.util.Optional<java.security.cert.X509Certificate>> before = served(spec);
+        rollUnderLoad(spec, renewed, env, "certificate-renewal", "3.5.16", false);
+        for (int h = 1; h <= 3; h++) {
+            assertEquals(processes.get(h), Testbed.ssh(h, "systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic etcd")
+                    .strip(), "h" + h + "'s etcd was not restarted");
+        }
+        JsonNode renewedCerts = certs(spec, 0);
+        Map<String, java.util.Optional<java.security.cert.X509Certificate>> after = served(spec);
+        for (int h = 1; h <= 3; h++) {
+            for (String kind : List.of("server", "peer")) {
+                String endpoint = "https://" + Testbed.address(h) + (kind.equals("server") ? ":2379" : ":2380");
+                var old = before.get(endpoint).orElseThrow(() -> new AssertionError("no handshake with " + endpoint + " before"));
+                var now = after.get(endpoint).orElseThrow(() -> new AssertionError("no handshake with " + endpoint + " after"));
+                assertTrue(now.getNotAfter().after(old.getNotAfter()), endpoint + " serves the renewed certificate: " + now);
+                String serial = now.getSerialNumber().toString(16).toUpperCase(java.util.Locale.ROOT);
+                assertEquals(serial.length() % 2 == 0 ? serial : "0" + serial, entry(renewedCerts, "h" + h, kind).path("serial").asText(),
+                        endpoint + " serves exactly h" + h + "'s new " + kind + " certificate");
+                assertTrue(entry(due, "h" + h, kind).path("expiring").asBoolean(), "certs saw it coming: " + due);
+            }
+        }
 
         // Releases left behind are removed once the cluster has settled: the active one and the
         // newest other of each minor stay (3.5.16 runs, so of 3.5.1, 3.5.2 and NEWEST only NEWEST).
@@ -91,7 +117,7 @@ class RollingUnderLoadIT {
      */
     @Test
     void aMinorUpgradeRollsUnderWritesAndWaitsForTheClusterVersion() throws Exception {
-        String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: minor")
+        String base = Testbed.example("three-node.yaml").replace("name: three", "name: minor")
                 .replace("version: 3.5.16", "version: 3.4.23");
         Path spec = home.resolve("minor.yaml");
         Files.writeString(spec, base);
@@ -120,39 +146,76 @@ class RollingUnderLoadIT {
         assertEquals("3.5.0", status.path("cluster_version").asText(), status.toString());
     }
 
+    /** {@code certs -o json --expiring-within 400}: its exit code, its schema, every host copy the workstation's and its key its own. */
+    private static JsonNode certs(Path spec, int exitCode) throws Exception {
+        Cli.Run run = Cli.run("certs", "-i", INV, "-f", spec.toString(), "-o", "json", "--expiring-within", "400");
+        assertEquals(exitCode, run.exitCode(), run.all());
+        assertEquals(List.of(), io.etcdwright.engine.source.SchemaCheck.check(io.etcdwright.engine.source.YamlDocument.parse(
+                Path.of("certs.json"), run.out()), "/schemas/certs.schema.json"), run.out());
+        JsonNode doc = new ObjectMapper().readTree(run.out());
+        for (JsonNode c : doc.path("certificates")) {
+            assertEquals("present", c.path("state").asText(), c.toString());
+            if (!c.path("location").asText().equals("workstation")) {
+                assertTrue(c.path("matches_workstation").asBoolean(), c.toString());
+                assertTrue(c.path("key").isNull() || c.path("key").path("matches_certificate").asBoolean(),
+                        "openssl on the host found the key belongs to the certificate: " + c);
+            }
+        }
+        assertTrue(!run.out().contains("PRIVATE KEY"), run.out());
+        return doc;
+    }
+
+    private static JsonNode entry(JsonNode certs, String location, String kind) {
+        for (JsonNode c : certs.path("certificates")) {
+            if (c.path("location").asText().equals(location) && c.path("kind").asText().equals(kind)) {
+                return c;
+            }
+        }
+        throw new AssertionError("certs lists no " + kind + " certificate on " + location + ": " + certs);
+    }
+
+    /** What each member's client and peer URL presents in a fresh TLS handshake. */
+    private static Map<String, java.util.Optional<java.security.cert.X509Certificate>> served(Path spec) {
+        Path pki = home.resolve("clusters/load/pki");
+        List<String> endpoints = new java.util.ArrayList<>();
+        for (int h = 1; h <= 3; h++) {
+            endpoints.add("https://" + Testbed.address(h) + ":2379");
+            endpoints.add("https://" + Testbed.address(h) + ":2380");
+        }
+        return io.etcdwright.modules.membership.ServedCertificates.served(endpoints, pki.resolve("ca.crt"),
+                pki.resolve("clients/admin.crt"), pki.resolve("clients/admin.key"), Duration.ofSeconds(5));
+    }
+
     /** Applies {@code text} (a version change) while the load writes, then checks the writes and the version. */
     private static WriteLoad.Report rollUnderLoad(Path spec, String text, Map<String, String> env, String name,
                                                   String version) throws Exception {
+        return rollUnderLoad(spec, text, env, name, version, true);
+    }
+
+    /** As above; {@code restarts}: whether the apply restarts members (a certificate renewal does not). */
+    private static WriteLoad.Report rollUnderLoad(Path spec, String text, Map<String, String> env, String name,
+                                                  String version, boolean restarts) throws Exception {
         WriteLoad.Acks acks;
         try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             Files.writeString(spec, text);
             Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
             assertEquals(0, apply.exitCode(), apply.all());
-            assertTrue(apply.out().contains("restart etcd"), apply.out());
+            assertEquals(restarts, apply.out().contains("restart etcd"), apply.out());
+            assertEquals(!restarts, apply.out().contains("etcd reads its certificate at each new TLS handshake: no restart"),
+                    apply.out());
             System.out.println("[" + name + "] apply:\n" + apply.out());
             load.awaitMore(100, Duration.ofSeconds(30));
             acks = load.stop();
         }
-        WriteLoad.Report report = WriteLoad.check(env, acks);
-        System.out.println("[" + name + " to " + version + "] " + report);
-        assertTrue(report.lostNothing(), report.toString());
-        assertEquals(3, report.hashByMember().size(), report.toString());
-        assertTrue(report.membersAgree(), report.toString());
-        assertTrue(report.watchSawEachOnceInOrder(), report.toString());
+        WriteLoad.Report report = WriteLoad.checkNothingLost(env, acks, name + " to " + version, 3);
         JsonNode status = new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
         assertTrue(status.path("healthy").asBoolean(), status.toString());
         for (JsonNode m : status.path("members")) {
             assertEquals(version, m.path("version").asText(), m.toString());
         }
         // The same from an independent client: upstream's etcdctl asks every member itself.
-        Testbed.Result endpoints = etcdctl.run(env, "endpoint", "status", "--cluster", "-w", "json");
-        assertEquals(0, endpoints.exitCode(), endpoints.stderr());
-        JsonNode answers = new ObjectMapper().readTree(endpoints.stdout());
-        assertEquals(3, answers.size(), endpoints.stdout());
-        for (JsonNode answer : answers) {
-            assertEquals(version, answer.path("Status").path("version").asText(), answer.toString());
-        }
+        assertEquals(List.of(version, version, version), etcdctl.serverVersions(env));
         return report;
     }
 }

@@ -71,11 +71,18 @@ final class Testbed {
         return NET + ".1";
     }
 
-    /** examples/three-node.yaml fetching from this testbed's release server (TESTBED_NET, TESTBED_HTTP_PORT). */
-    static String threeNodeExample() {
+    /** This testbed's release server (TESTBED_HTTP_PORT on the bridge), as the examples' artifact URLs name it. */
+    static String releaseServer() {
+        return "http://" + bridgeAddress() + ":" + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799") + "/";
+    }
+
+    /**
+     * One of the project's examples (examples/FILE) with its artifact URLs pointed at this testbed's
+     * release server: the examples name the default testbed's, which another testbed's hosts cannot reach.
+     */
+    static String example(String file) {
         try {
-            return Files.readString(ROOT.resolve("examples/three-node.yaml")).replace("http://10.77.0.1:8799/",
-                    "http://" + bridgeAddress() + ":" + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799") + "/");
+            return Files.readString(ROOT.resolve("examples").resolve(file)).replace("http://10.77.0.1:8799/", releaseServer());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -34,6 +34,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /**
  * The write-load harness: writers create unique keys (create-only transactions) through the
  * cluster's client endpoints while an operation runs, and log every write etcd acknowledged (key,
@@ -63,17 +66,33 @@ final class WriteLoad implements AutoCloseable {
             return acks.stream().mapToLong(Ack::revision).max().orElse(0);
         }
 
-        /** The longest time in which no writer got an acknowledgement, from start to stop. */
+        /**
+         * The longest time in which no writer got an acknowledgement, from the first acknowledgement to
+         * the stop (before the first, the client was still connecting: no operation runs until the load
+         * is seen writing); the whole run when nothing was acknowledged.
+         */
         long longestStallMillis() {
+            return longestStall()[1];
+        }
+
+        /** When the longest stall began (ms since the load started). */
+        long longestStallFromMillis() {
+            return longestStall()[0];
+        }
+
+        private long[] longestStall() {
             List<Long> times = new ArrayList<>(acks.stream().map(Ack::atMillis).toList());
+            times.add(ranMillis);
             Collections.sort(times);
-            long previous = 0;
-            long longest = 0;
+            long previous = times.size() == 1 ? 0 : times.get(0);
+            long[] longest = {previous, 0};
             for (long t : times) {
-                longest = Math.max(longest, t - previous);
+                if (t - previous > longest[1]) {
+                    longest = new long[]{previous, t - previous};
+                }
                 previous = t;
             }
-            return Math.max(longest, ranMillis - previous);
+            return longest;
         }
     }
 
@@ -250,6 +269,21 @@ final class WriteLoad implements AutoCloseable {
         }
         problems.putAll(linearizableProblems(clientEnv, load));
         return new Report(load, problems, hashes, watchProblems(clientEnv, load));
+    }
+
+    /**
+     * {@link #check}, printed under {@code label} for the test report, and asserted as every rolling
+     * operation must leave the cluster: no acknowledged write lost, all {@code members} members hashing
+     * alike, the watch seeing each write once, in order.
+     */
+    static Report checkNothingLost(Map<String, String> clientEnv, Acks load, String label, int members) {
+        Report report = check(clientEnv, load);
+        System.out.println("[" + label + "] " + report);
+        assertTrue(report.lostNothing(), report.toString());
+        assertEquals(members, report.hashByMember().size(), report.toString());
+        assertTrue(report.membersAgree(), report.toString());
+        assertTrue(report.watchSawEachOnceInOrder(), report.toString());
+        return report;
     }
 
     /** One member's own store (a serializable read): each acknowledged key there, at its acknowledged revision. */
@@ -469,7 +503,8 @@ final class WriteLoad implements AutoCloseable {
         return ByteSequence.from(text, StandardCharsets.UTF_8);
     }
 
-    private long millisSinceStart() {
+    /** The load's clock: ms since it started, as the acknowledgement log stamps writes. */
+    long millisSinceStart() {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
     }
 

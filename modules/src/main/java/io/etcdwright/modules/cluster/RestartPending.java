@@ -8,7 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Files etcd reads only at start that changed after the running process started: an apply that
+ * Files etcd reads only at start (config, unit, CA; not its own certificate and key, which it
+ * loads at each new TLS handshake) that changed after the running process started: an apply that
  * wrote them and was stopped before its restart (refused for quorum, interrupted, a failed
  * health check) leaves exactly this behind, and the files alone look converged. Without this
  * check the member would run the old config until someone restarted it by hand.
@@ -29,11 +30,8 @@ final class RestartPending {
         if (newer(f.file(EtcdLayout.UNIT_FILE), started)) {
             causes.add("unit written after etcd started");
         }
-        for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
-            if (newer(f.file(HostCertificates.certPath(role)), started) || newer(f.file(HostCertificates.keyPath(role)), started)) {
-                causes.add(role + " certificate replaced after etcd started");
-            }
-        }
+        // Server and peer certificates and keys are not among them: etcd loads those again at each
+        // new TLS handshake, so a renewed one is in use without a restart.
         if (newer(f.file(HostCertificates.certPath(HostCertificates.CA)), started)) {
             causes.add("CA certificate replaced after etcd started");
         }

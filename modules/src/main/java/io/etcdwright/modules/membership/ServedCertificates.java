@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -27,28 +28,40 @@ public final class ServedCertificates {
     public static Map<String, OptionalLong> daysUntilExpiry(List<String> endpoints, Path caCert, Path clientCert,
                                                           Path clientKey, Duration timeout) {
         Map<String, OptionalLong> days = new LinkedHashMap<>();
+        served(endpoints, caCert, clientCert, clientKey, timeout).forEach((ep, leaf) -> days.put(ep, leaf
+                .map(c -> OptionalLong.of(Duration.between(Instant.now(), c.getNotAfter().toInstant()).toDays()))
+                .orElse(OptionalLong.empty())));
+        return days;
+    }
+
+    /**
+     * The certificate each endpoint presents in a fresh TLS handshake (client or peer URLs alike),
+     * per endpoint; empty where no handshake succeeded.
+     */
+    public static Map<String, Optional<X509Certificate>> served(List<String> endpoints, Path caCert, Path clientCert,
+                                                                Path clientKey, Duration timeout) {
+        Map<String, Optional<X509Certificate>> served = new LinkedHashMap<>();
         SSLContext context;
         try {
             context = context(TlsMaterial.read(caCert, clientCert, clientKey));
         } catch (Exception e) {
-            endpoints.forEach(ep -> days.put(ep, OptionalLong.empty()));
-            return days;
+            endpoints.forEach(ep -> served.put(ep, Optional.empty()));
+            return served;
         }
         endpoints.parallelStream().map(ep -> Map.entry(ep, served(context, ep, timeout))).toList()
-                .forEach(e -> days.put(e.getKey(), e.getValue()));
-        return days;
+                .forEach(e -> served.put(e.getKey(), e.getValue()));
+        return served;
     }
 
-    private static OptionalLong served(SSLContext context, String endpoint, Duration timeout) {
+    private static Optional<X509Certificate> served(SSLContext context, String endpoint, Duration timeout) {
         URI uri = URI.create(endpoint);
         try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket()) {
             socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), (int) timeout.toMillis());
             socket.setSoTimeout((int) timeout.toMillis());
             socket.startHandshake();
-            X509Certificate leaf = (X509Certificate) socket.getSession().getPeerCertificates()[0];
-            return OptionalLong.of(Duration.between(Instant.now(), leaf.getNotAfter().toInstant()).toDays());
+            return Optional.of((X509Certificate) socket.getSession().getPeerCertificates()[0]);
         } catch (Exception e) {
-            return OptionalLong.empty();
+            return Optional.empty();
         }
     }
 

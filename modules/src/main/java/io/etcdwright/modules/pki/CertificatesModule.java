@@ -26,8 +26,29 @@ public final class CertificatesModule implements MemberModule {
         ClusterPki.MemberIdentity identity = new ClusterPki.MemberIdentity(member.member().name(), member.host(),
                 member.member().address());
         var files = member.facts().files();
-        return PkiSteps.memberStep(member.host(), pki, identity, files)
+        Optional<String> restart = caChanges(files) ? Optional.of(CA_RESTART) : Optional.empty();
+        return PkiSteps.memberStep(member.host(), pki, identity, files, restart.isEmpty() ? Optional.of(NO_RESTART) : Optional.empty())
                 .map(step -> new Change(step.after(workstationSteps),
-                        ctx -> PkiSteps.apply(ctx.session(), pki, identity, files), Optional.of("certificates changed")));
+                        ctx -> PkiSteps.apply(ctx.session(), pki, identity, files), restart));
+    }
+
+    /** Why a CA change restarts: etcd reads --trusted-ca-file and --peer-trusted-ca-file once, at start. */
+    public static final String CA_RESTART = "CA certificate changed: etcd reads its CA files only at start";
+    /** Why a leaf change does not: etcd loads its certificate and key again for every new TLS handshake. */
+    public static final String NO_RESTART = "etcd reads its certificate at each new TLS handshake: no restart";
+
+    /**
+     * Whether the host's CA file will change: it differs from the workstation's CA, or there is no
+     * CA on the workstation yet (one is made, and every certificate with it). Server and peer
+     * certificates and keys alone do not restart etcd: it loads them again at each new handshake
+     * (server and client side), so a renewal is picked up by the next connection.
+     */
+    private boolean caChanges(java.util.Map<String, io.etcdwright.engine.facts.FileState> files) {
+        if (!java.nio.file.Files.exists(pki.caCertFile())) {
+            return true;
+        }
+        String path = HostCertificates.certPath(HostCertificates.CA);
+        var have = files.getOrDefault(path, io.etcdwright.engine.facts.FileState.missing(path));
+        return !have.exists() || !have.sha256().equals(ClusterPki.sha256(pki.caCertFile()));
     }
 }

@@ -5,6 +5,7 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 
@@ -71,6 +72,12 @@ public final class PkiSteps {
     /** The step bringing one member's certificates up to date, if any file is not. */
     public static Optional<Step.Builder> memberStep(String host, ClusterPki pki, ClusterPki.MemberIdentity member,
                                                     Map<String, FileState> hostFiles) {
+        return memberStep(host, pki, member, hostFiles, Optional.empty());
+    }
+
+    /** As above, {@code note} (whether etcd must restart for it, and why) closing the step's reason. */
+    public static Optional<Step.Builder> memberStep(String host, ClusterPki pki, ClusterPki.MemberIdentity member,
+                                                    Map<String, FileState> hostFiles, Optional<String> note) {
         List<String> reasons = new ArrayList<>();
         for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
             if (pki.verdict(pki.memberPair(member, role), pki.memberRequest(member, role)) instanceof CertificateVerdict.Reissue r) {
@@ -99,7 +106,7 @@ public final class PkiSteps {
         return Optional.of(Step.on(host, "pki", "certificates")
                 .kind(anyOnHost ? ChangeKind.UPDATE : ChangeKind.CREATE)
                 .summary("certificates for " + member.name())
-                .reason(String.join("; ", reasons))
+                .reason(String.join("; ", reasons) + note.map(n -> "; " + n).orElse(""))
                 .observed(digestOf(hostFiles)));
     }
 
@@ -115,16 +122,57 @@ public final class PkiSteps {
         for (String role : List.of(HostCertificates.SERVER, HostCertificates.PEER)) {
             changed |= pki.ensure(pki.memberPair(member, role), pki.memberRequest(member, role));
         }
-        for (Placement p : placements(pki, member)) {
+        List<Placement> placements = placements(pki, member);
+        for (int i = 0; i < placements.size(); i++) {
+            Placement p = placements.get(i);
             FileState have = hostFiles.getOrDefault(p.remotePath(), FileState.missing(p.remotePath()));
             byte[] content = read(p.local());
-            if (have.hasContent(content) && have.hasAttributes(p.mode(), p.owner(), p.group())) {
-                continue;
+            if (i + 1 < placements.size() && placements.get(i + 1).remotePath().endsWith(".key")) {
+                // A certificate and its key: when both change, etcd (which loads them at each new
+                // handshake) must not meet the new certificate with the old key for a round trip.
+                Placement k = placements.get(++i);
+                FileState haveKey = hostFiles.getOrDefault(k.remotePath(), FileState.missing(k.remotePath()));
+                byte[] key = read(k.local());
+                if (have.exists() && haveKey.exists() && !have.hasContent(content) && !haveKey.hasContent(key)) {
+                    changed |= landPair(session, p, content, k, key);
+                    continue;
+                }
+                changed |= land(session, k, haveKey, key);
             }
-            changed |= session.sync(content, new RemoteFile(p.remotePath(), p.mode(), p.owner(), p.group()));
+            changed |= land(session, p, have, content);
         }
         return changed ? Outcome.CHANGED : Outcome.OK;
     }
+
+    private static boolean land(HostSession session, Placement p, FileState have, byte[] content) {
+        if (have.hasContent(content) && have.hasAttributes(p.mode(), p.owner(), p.group())) {
+            return false;
+        }
+        return session.sync(content, new RemoteFile(p.remotePath(), p.mode(), p.owner(), p.group()));
+    }
+
+    /** Suffix of a pair's staged files beside their targets, renamed over them together. */
+    static final String STAGED = ".etcdwright-new";
+
+    /**
+     * Both files of a pair, each landed whole beside its target (its final mode and owner from the
+     * start: the key 0600), then renamed over the targets back to back in one command: the window in
+     * which a handshake could read a certificate and a key that do not match is two rename calls,
+     * not a round trip. Such a handshake fails and its client connects again.
+     */
+    private static boolean landPair(HostSession session, Placement cert, byte[] certContent, Placement key, byte[] keyContent) {
+        session.sync(keyContent, new RemoteFile(key.remotePath() + STAGED, key.mode(), key.owner(), key.group()));
+        session.sync(certContent, new RemoteFile(cert.remotePath() + STAGED, cert.mode(), cert.owner(), cert.group()));
+        session.run(new RemoteCommand.Script(RENAME_PAIR, List.of(key.remotePath() + STAGED, key.remotePath(),
+                cert.remotePath() + STAGED, cert.remotePath()))).orThrow(session.target().name());
+        return true;
+    }
+
+    private static final String RENAME_PAIR = """
+            set -eu
+            mv -f -- "$1" "$2"
+            mv -f -- "$3" "$4"
+            """;
 
     static List<Placement> placements(ClusterPki pki, ClusterPki.MemberIdentity member) {
         List<Placement> list = new ArrayList<>();

@@ -43,8 +43,9 @@ class RestartPendingTest {
 
     @Test
     void eachFileWrittenAfterTheStartIsACause() {
+        // The peer key is not a cause: etcd loads its certificate and key again at each new handshake.
         assertEquals(List.of("config written after etcd started", "unit written after etcd started",
-                        "peer certificate replaced after etcd started", "CA certificate replaced after etcd started"),
+                        "CA certificate replaced after etcd started"),
                 RestartPending.causes(running(STARTED, file(EtcdLayout.CONFIG_FILE, STARTED + 1),
                         file(EtcdLayout.UNIT_FILE, STARTED + 5), file(HostCertificates.keyPath(HostCertificates.PEER), STARTED + 1),
                         file(HostCertificates.certPath(HostCertificates.CA), STARTED + 1))));

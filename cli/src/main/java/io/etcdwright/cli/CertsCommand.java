@@ -1,0 +1,162 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.facts.FactGatherer;
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.engine.facts.FilesProbe;
+import io.etcdwright.engine.facts.HostReport;
+import io.etcdwright.engine.facts.Probe;
+import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.spec.Member;
+import io.etcdwright.modules.pki.CertificateReport;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.pki.KeyFilesProbe;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+@Command(name = "certs", description = {"Every certificate of the cluster: the workstation's PKI directory and each member host's copies",
+        "(read over SSH, one round trip a host): kind, subject, SANs, issuer, expiry and days left; for a host's copy whether",
+        "it is the workstation's certificate, and whether its key file (never read off the host: its public half is derived",
+        "there with openssl) belongs to it.",
+        "Exits 2 when a certificate expires within --expiring-within days (for CI and monitoring), 1 when a host could",
+        "not be read or a certificate is damaged, 0 otherwise."})
+final class CertsCommand implements Callable<Integer> {
+    /** The version of {@code -o json}'s document (schemas/certs.schema.json); raised when a field changes meaning. */
+    static final int JSON_VERSION = 1;
+
+    static final Probe<Map<String, FileState>> CERTIFICATE_FILES = new FilesProbe("certificate-files",
+            HostCertificates.certPaths(), new LinkedHashSet<>(HostCertificates.certPaths()));
+    static final KeyFilesProbe KEY_FILES = new KeyFilesProbe("key-files", HostCertificates.keyPaths());
+
+    @Mixin
+    InputOptions input;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
+    OutputFormat output;
+
+    @Option(names = "--expiring-within", paramLabel = "DAYS",
+            description = "Exit 2 when any certificate expires within DAYS days (or has expired). Without it, expiry does not change the exit code.")
+    Integer expiringWithinDays;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (expiringWithinDays != null && expiringWithinDays < 0) {
+            throw new IllegalArgumentException("--expiring-within must be 0 or more days, got " + expiringWithinDays);
+        }
+        Optional<Duration> within = Optional.ofNullable(expiringWithinDays).map(Duration::ofDays);
+        try (ClusterRun run = ClusterRun.open(input, connection)) {
+            ClusterPki pki = run.pki();
+            List<ClusterPki.MemberIdentity> members = run.desired.members().stream()
+                    .map(m -> new ClusterPki.MemberIdentity(m.name(), m.host().name(), m.address())).toList();
+            List<CertificateReport.Entry> entries = new ArrayList<>(CertificateReport.workstation(pki, members));
+            List<Member> specMembers = run.desired.members();
+            List<HostReport> reports = new FactGatherer(run.connections, run.forks)
+                    .gather(specMembers.stream().map(m -> run.targets.get(m.host().name())).toList(),
+                            List.of(CERTIFICATE_FILES, KEY_FILES));
+            Map<String, String> unreachable = new LinkedHashMap<>();
+            for (int i = 0; i < specMembers.size(); i++) {
+                HostReport report = reports.get(i);
+                if (report instanceof HostReport.Reachable ok) {
+                    var files = new CertificateReport.HostFiles(ok.facts().get(CERTIFICATE_FILES), ok.facts().get(KEY_FILES));
+                    entries.addAll(CertificateReport.host(report.host(), pki, members.get(i), files));
+                } else if (report instanceof HostReport.Unreachable down) {
+                    unreachable.put(down.host(), down.message());
+                }
+            }
+            Instant now = Instant.now();
+            PrintWriter out = spec.commandLine().getOut();
+            if (output == OutputFormat.json) {
+                out.println(Json.write(document(run.desired.spec().name(), entries, unreachable, now, within)));
+            } else {
+                text(entries, unreachable, now, within).forEach(out::println);
+            }
+            return exitCode(entries, unreachable, now, within);
+        }
+    }
+
+    /** 1 when something could not be read (it may hide an expiry), else 2 when anything expires within the window. */
+    static int exitCode(List<CertificateReport.Entry> entries, Map<String, String> unreachable, Instant now,
+                        Optional<Duration> within) {
+        if (!unreachable.isEmpty() || entries.stream().anyMatch(CertificateReport.Entry::damaged)) {
+            return Main.ERROR;
+        }
+        if (within.isPresent() && entries.stream().anyMatch(e -> e.expiresWithin(now, within.get()))) {
+            return Main.CHANGES;
+        }
+        return Main.OK;
+    }
+
+    static Map<String, Object> document(String cluster, List<CertificateReport.Entry> entries, Map<String, String> unreachable,
+                                        Instant now, Optional<Duration> within) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("version", JSON_VERSION);
+        doc.put("cluster", cluster);
+        doc.put("checked_at", now.toString());
+        doc.put("expiring_within_days", within.map(Duration::toDays).orElse(null));
+        doc.put("expiring", within.map(w -> entries.stream().filter(e -> e.expiresWithin(now, w)).count()).orElse(null));
+        doc.put("soonest", soonest(entries).map(e -> {
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("location", e.location());
+            s.put("path", e.path());
+            s.put("not_after", e.certificate().get().notAfter().toString());
+            s.put("days_left", e.certificate().get().daysUntilExpiry(now));
+            return s;
+        }).orElse(null));
+        doc.put("unreachable", unreachable);
+        doc.put("certificates", entries.stream().map(e -> CertificateReport.json(e, now, within)).toList());
+        return doc;
+    }
+
+    static List<String> text(List<CertificateReport.Entry> entries, Map<String, String> unreachable, Instant now,
+                             Optional<Duration> within) {
+        List<String> lines = new ArrayList<>();
+        Set<String> locations = new LinkedHashSet<>();
+        entries.forEach(e -> locations.add(e.location()));
+        for (String location : locations) {
+            lines.add(location.equals(CertificateReport.WORKSTATION) ? "workstation:" : location + ":");
+            entries.stream().filter(e -> e.location().equals(location))
+                    .forEach(e -> lines.addAll(CertificateReport.text(e, now, within)));
+        }
+        unreachable.forEach((host, why) -> lines.add(host + ": NOT READ: " + why));
+        long present = entries.stream().filter(e -> e.certificate().isPresent()).count();
+        String summary = present + " certificates";
+        Optional<CertificateReport.Entry> first = soonest(entries);
+        if (first.isPresent()) {
+            var c = first.get().certificate().get();
+            summary += "; soonest expiry " + c.notAfter() + " (" + c.daysUntilExpiry(now) + " days): "
+                    + first.get().location() + " " + first.get().path();
+        }
+        if (within.isPresent()) {
+            long expiring = entries.stream().filter(e -> e.expiresWithin(now, within.get())).count();
+            summary += "; " + expiring + " expiring within " + within.get().toDays() + " days";
+        }
+        lines.add(summary);
+        return lines;
+    }
+
+    private static Optional<CertificateReport.Entry> soonest(List<CertificateReport.Entry> entries) {
+        return entries.stream().filter(e -> e.certificate().isPresent())
+                .min(Comparator.comparing((CertificateReport.Entry e) -> e.certificate().get().notAfter()));
+    }
+}
