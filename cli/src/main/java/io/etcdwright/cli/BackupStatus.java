@@ -44,11 +44,17 @@ final class BackupStatus {
                 }
             }
         }
-        int interval = schedule.get().intervalMinutes();
+        return Optional.of(document(schedule.get(), facts, unreachable, now));
+    }
+
+    /** The {@code backups} object of {@code status -o json}, from what the members' schedule probes answered. */
+    static Map<String, Object> document(BackupPolicy.Schedule schedule, List<ScheduleHostFacts> facts, List<String> unreachable,
+                                        Instant now) {
+        int interval = schedule.intervalMinutes();
         BackupFreshness f = BackupFreshness.of(facts);
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("interval_minutes", interval);
-        doc.put("store", schedule.get().store());
+        doc.put("store", schedule.store());
         doc.put("newest", f.newest().map(ScheduleHostFacts.Run::name).orElse(null));
         doc.put("newest_member", f.newest().map(ScheduleHostFacts.Run::member).orElse(null));
         doc.put("newest_time", f.newest().map(r -> r.time().toString()).orElse(null));
@@ -58,7 +64,7 @@ final class BackupStatus {
         doc.put("stale", f.stale(interval, now));
         doc.put("timers_enabled", f.installed());
         doc.put("unreachable_hosts", unreachable);
-        return Optional.of(doc);
+        return doc;
     }
 
     static List<String> text(Map<String, Object> doc) {

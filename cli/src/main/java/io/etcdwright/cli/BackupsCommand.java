@@ -83,12 +83,7 @@ final class BackupsCommand implements Callable<Integer> {
             try (Store store = options.open(desired)) {
                 BackupCatalog.Listing listing = new BackupCatalog(store).list();
                 if (output == OutputFormat.json) {
-                    Map<String, Object> json = new LinkedHashMap<>();
-                    json.put("format", "etcdwright-backups/1");
-                    json.put("store", store.describe());
-                    json.put("backups", listing.backups().stream().map(BackupsCommand::json).toList());
-                    json.put("incomplete", listing.incomplete().stream().map(BackupCatalog.Incomplete::name).toList());
-                    out.println(Json.write(json));
+                    out.println(Json.write(listDocument(store.describe(), listing)));
                     return Main.OK;
                 }
                 out.println("backups in " + store.describe() + ":");
@@ -227,6 +222,17 @@ final class BackupsCommand implements Callable<Integer> {
         return listing.backups().stream().filter(b -> b.name().toString().equals(name)).findFirst()
                 .orElseThrow(() -> new BackupStores.UsageProblem("there is no complete backup " + name + " in "
                         + catalog.store().describe() + "; 'etcdwright backups list' shows them"));
+    }
+
+    /** {@code backups list -o json} (schemas/backups-list.schema.json). */
+    static Map<String, Object> listDocument(String store, BackupCatalog.Listing listing) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("format", "etcdwright-backups/1");
+        json.put("version", 1);
+        json.put("store", store);
+        json.put("backups", listing.backups().stream().map(BackupsCommand::json).toList());
+        json.put("incomplete", listing.incomplete().stream().map(BackupCatalog.Incomplete::name).toList());
+        return json;
     }
 
     static Map<String, Object> json(BackupCatalog.Backup b) {

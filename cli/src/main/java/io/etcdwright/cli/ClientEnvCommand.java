@@ -57,8 +57,16 @@ final class ClientEnvCommand implements Callable<Integer> {
         env.put("ETCDCTL_CERT", admin.cert().toAbsolutePath().toString());
         env.put("ETCDCTL_KEY", admin.key().toAbsolutePath().toString());
         PrintWriter out = spec.commandLine().getOut();
-        out.print(output == OutputFormat.json ? Json.write(env) + "\n" : exportLines(env));
+        out.print(output == OutputFormat.json ? Json.write(document(env)) + "\n" : exportLines(env));
         return Main.OK;
+    }
+
+    /** {@code -o json} (schemas/client-env.schema.json): the format's {@code version}, then each variable by name. */
+    static Map<String, Object> document(Map<String, String> env) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("version", 1);
+        doc.putAll(env);
+        return doc;
     }
 
     /** {@code export NAME='value'} lines, one per variable, each safe to eval in any POSIX shell. */

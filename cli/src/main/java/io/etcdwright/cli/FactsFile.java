@@ -70,6 +70,8 @@ final class FactsFile {
     static Map<String, Object> document(String cluster, Instant gatheredAt, ClusterRun.Facts facts, EtcdProbes probes) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("format", FORMAT);
+        // The output format's version, as every read command's JSON carries it (schemas/facts.schema.json).
+        doc.put("version", 1);
         doc.put("gathered_at", gatheredAt.toString());
         doc.put("cluster", cluster);
         List<Map<String, Object>> hosts = new ArrayList<>();

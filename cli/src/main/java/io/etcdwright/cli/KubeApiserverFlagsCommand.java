@@ -67,8 +67,20 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
             flags.put("etcd-keyfile", HostCertificates.keyPath(HostCertificates.APISERVER));
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.print(output == OutputFormat.json ? Json.write(flags) + "\n" : flagLines(flags));
+        out.print(output == OutputFormat.json ? Json.write(document(flags)) + "\n" : flagLines(flags));
         return Main.OK;
+    }
+
+    /**
+     * {@code -o json} (schemas/kube-apiserver-flags.schema.json): the format's {@code version}, then
+     * each flag by its name without dashes. A script turning keys into flags skips {@code version}
+     * (kube-apiserver's {@code --version} prints its version and exits).
+     */
+    static Map<String, Object> document(Map<String, String> flags) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("version", 1);
+        doc.putAll(flags);
+        return doc;
     }
 
     /** {@code --name=value} lines; refuses a value that would not stay one line (one manifest item). */

@@ -13,6 +13,9 @@ import java.util.Map;
 
 /** Shows a plan: grouped by host in text, every field in JSON. */
 final class PlanPrinter {
+    /** Of {@code plan -o json} (schemas/plan.schema.json): raised only when a field is renamed, removed or changes meaning. */
+    static final int JSON_VERSION = 1;
+
     private PlanPrinter() {
     }
 
@@ -80,6 +83,7 @@ final class PlanPrinter {
 
     static String json(Plan plan) {
         Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("version", JSON_VERSION);
         doc.put("cluster", plan.subject());
         doc.put("changes", plan.hasChanges());
         doc.put("fingerprint", plan.fingerprint());

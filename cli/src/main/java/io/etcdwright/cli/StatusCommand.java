@@ -81,14 +81,7 @@ final class StatusCommand implements Callable<Integer> {
         var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
         PrintWriter out = spec.commandLine().getOut();
         if (output == OutputFormat.json) {
-            Map<String, Object> doc = new LinkedHashMap<>();
-            doc.put("cluster", desired.spec().name());
-            doc.put("cluster_id", status.clusterId().orElse(null));
-            doc.put("healthy", allHealthy);
-            doc.put("cluster_version", clusterVersion.orElse(null));
-            doc.put("members", rows);
-            doc.put("backups", backups.orElse(null));
-            out.println(Json.write(doc));
+            out.println(Json.write(document(desired.spec().name(), status, allHealthy, clusterVersion, rows, backups)));
         } else {
             out.printf("cluster %s (id %s): %s, cluster version %s%n", desired.spec().name(), status.clusterId().orElse("?"),
                     allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown"));
@@ -96,6 +89,21 @@ final class StatusCommand implements Callable<Integer> {
             backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
         }
         return allHealthy ? Main.OK : Main.ERROR;
+    }
+
+    /** {@code status -o json} (schemas/status.schema.json): {@code rows} from {@link #row}, {@code backups} from {@link BackupStatus}. */
+    static Map<String, Object> document(String cluster, ClusterStatus status, boolean allHealthy,
+                                        java.util.Optional<String> clusterVersion, List<Map<String, Object>> rows,
+                                        java.util.Optional<Map<String, Object>> backups) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("version", 1);
+        doc.put("cluster", cluster);
+        doc.put("cluster_id", status.clusterId().orElse(null));
+        doc.put("healthy", allHealthy);
+        doc.put("cluster_version", clusterVersion.orElse(null));
+        doc.put("members", rows);
+        doc.put("backups", backups.orElse(null));
+        return doc;
     }
 
     /** One member as JSON shows it, and the text table is printed from. */

@@ -135,7 +135,8 @@ class ClientEnvOutputTest {
         Run json = run("client-env", "-i", inventory.toString(), "-f", spec.toString(), "-o", "json");
         assertEquals(0, json.code(), json.err());
         JsonNode object = new ObjectMapper().readTree(json.out());
-        assertEquals(expected.size(), object.size(), json.out());
+        assertEquals(expected.size() + 1, object.size(), "the variables and the format's version: " + json.out());
+        assertEquals(1, object.path("version").asInt(), json.out());
         expected.forEach((name, value) -> assertEquals(value, object.path(name).asText(), name));
 
         Path withNewline = Files.createDirectories(dir.resolve("pki\n touch MARKER"));

@@ -87,6 +87,19 @@ final class PlannerScenarios {
 
     /** As {@link #plan(Scenario, String)}, with what the operator allows and the release source offers. */
     Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions) {
+        return plan(s, inventory, versions, true);
+    }
+
+    /**
+     * As {@link #plan(Scenario)}, with what the operator allows for version changes and whether a
+     * snapshot may be taken (false: --no-snapshot). A scenario's facts may name a file outside
+     * {@link #DIR} by its absolute path (a recording edited by a test).
+     */
+    Plan plan(Scenario s, ConvergePlanner.VersionOptions versions, boolean snapshot) {
+        return plan(s, "inventory", versions, snapshot);
+    }
+
+    private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
@@ -97,8 +110,8 @@ final class PlannerScenarios {
         Map<String, EtcdHostFacts> byHost = s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki);
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, byHost, facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
-                Optional.of(home.resolve("snapshots")), new PendingStops(home.resolve("removed-hosts")),
-                ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions));
+                snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
+                new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions));
     }
 
     /**
@@ -189,7 +202,7 @@ final class PlannerScenarios {
 
     private static EtcdHostFacts withFiles(EtcdHostFacts f, Map<String, FileState> files) {
         return new EtcdHostFacts(f.host(), f.system(), f.install(), f.setup(), java.util.Collections.unmodifiableMap(files),
-                f.service(), f.member(), f.schedule());
+                f.service(), f.member(), f.schedule(), f.restoreMarker());
     }
 
     private static FileState like(FileState model, String path, Path local, boolean content) {

@@ -192,7 +192,7 @@ class ConvergenceIT {
         Cli.Run minor = Cli.run("plan", "-i", INV, "-f", spec.toString());
         assertEquals(1, minor.exitCode());
         assertTrue(minor.out().contains("a minor downgrade from " + newest + " to 3.4.23 cannot roll member by member"), minor.out());
-        assertTrue(minor.out().contains("take a backup, then restore it with etcd 3.4.23"), minor.out());
+        assertTrue(minor.out().contains("apply with --allow-downtime"), minor.out());
     }
 
     /** The hosts of the plan's restart steps, in plan order. */

@@ -55,6 +55,64 @@ class FactsIT {
         }
     }
 
+    /**
+     * A kubespray-style INI inventory with group_vars/ and host_vars/, written as an operator would
+     * for these hosts: validate, facts and plan see exactly what they see through the YAML one.
+     */
+    @Test
+    void anAnsibleIniInventoryWithGroupAndHostVarsDrivesFactsAndPlanAsTheYamlOneDoes() throws Exception {
+        Path ini = Files.createDirectories(tmp.resolve("mycluster"));
+        Files.writeString(ini.resolve("inventory.ini"), """
+                [all]
+                h1 ansible_host=%s ip=%s
+                h2 ansible_host=%s
+                h3 ansible_host=%s
+
+                [kube_control_plane]
+                h[1:3]
+
+                [etcd:children]
+                kube_control_plane
+
+                [k8s_cluster:children]
+                kube_control_plane
+                """.formatted(Testbed.address(1), Testbed.address(1), Testbed.address(2), Testbed.address(3)));
+        Files.createDirectories(ini.resolve("group_vars"));
+        Files.writeString(ini.resolve("group_vars/all.yml"), "ansible_user: root\nansible_ssh_private_key_file: "
+                + Testbed.KEY + "\netcdwright_known_hosts_file: " + Testbed.KNOWN_HOSTS + "\n");
+        Files.createDirectories(ini.resolve("host_vars"));
+        Files.writeString(ini.resolve("host_vars/h3.yml"), "ansible_port: 22\n");
+        Path spec = tmp.resolve("three.yaml");
+        Files.writeString(spec, Testbed.example("three-node.yaml"));
+        String kubespray = ini.resolve("inventory.ini").toString();
+
+        assertEquals(0, Cli.run("validate", "-i", kubespray, "-f", spec.toString()).exitCode());
+        ObjectMapper json = new ObjectMapper();
+        JsonNode fromIni = json.readTree(Cli.run("facts", "-i", kubespray, "-f", spec.toString(), "-o", "json").out()).path("hosts");
+        JsonNode fromYaml = json.readTree(Cli.run("facts", "-i", INV, "-f", spec.toString(), "-o", "json").out()).path("hosts");
+        assertEquals(3, fromIni.size(), fromIni.toString());
+        for (int i = 0; i < 3; i++) {
+            for (String field : new String[] {"host", "address", "reachable", "system", "etcd", "service"}) {
+                assertEquals(fromYaml.get(i).path(field), fromIni.get(i).path(field), field + " of h" + (i + 1));
+            }
+        }
+        Testbed.freshWorkstationHome();
+        try {
+            JsonNode planIni = json.readTree(Cli.run("plan", "-i", kubespray, "-f", spec.toString(), "-o", "json").out());
+            JsonNode planYaml = json.readTree(Cli.run("plan", "-i", INV, "-f", spec.toString(), "-o", "json").out());
+            assertTrue(planIni.path("steps").size() > 10, planIni.toString());
+            assertEquals(summaries(planYaml), summaries(planIni));
+        } finally {
+            Testbed.forgetWorkstationHome();
+        }
+    }
+
+    private static java.util.List<String> summaries(JsonNode plan) {
+        java.util.List<String> steps = new java.util.ArrayList<>();
+        plan.path("steps").forEach(s -> steps.add(s.path("id").asText() + ": " + s.path("summary").asText()));
+        return steps;
+    }
+
     @Test
     void seesAnInstalledEtcdItsCertificatesAndItsConfig() throws Exception {
         Testbed.freshWorkstationHome();

@@ -68,6 +68,43 @@ public final class YamlDocument {
         return new YamlTreeBuilder(file).build(withoutByteOrderMark);
     }
 
+    /**
+     * A document read by another parser (an INI inventory) that has the tree and the places of
+     * its keys and values, by JSON Pointer, so that later checks point into that file as they do
+     * into a YAML one.
+     */
+    public static YamlDocument of(Path file, JsonNode root, Map<String, Location> valueLocations,
+                                  Map<String, Location> keyLocations, Map<String, String> scalarTexts) {
+        Map<String, Location> values = new java.util.HashMap<>(valueLocations);
+        values.putIfAbsent("", Location.ofFile(file)); // every lookup ends at the root
+        return new YamlDocument(file, root, values, Map.copyOf(keyLocations), Map.copyOf(scalarTexts), List.of());
+    }
+
+    /**
+     * This document's root placed at {@code at} inside otherwise empty mappings, its places moved
+     * with it: a group_vars file read as {@code all.vars}, so that the inventory schema checks it.
+     */
+    public YamlDocument nestedAt(FieldPath at) {
+        JsonNode nested = root;
+        List<FieldPath.Segment> segments = at.segments();
+        for (int i = segments.size() - 1; i >= 0; i--) {
+            com.fasterxml.jackson.databind.node.ObjectNode parent = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+            parent.set(((FieldPath.Key) segments.get(i)).name(), nested);
+            nested = parent;
+        }
+        String prefix = at.pointer();
+        Map<String, Location> values = prefixed(prefix, valueLocations);
+        values.putIfAbsent("", Location.ofFile(file)); // the enclosing mappings start where the file does
+        return new YamlDocument(file, nested, values, prefixed(prefix, keyLocations),
+                prefixed(prefix, scalarTexts), warnings);
+    }
+
+    private static <T> Map<String, T> prefixed(String prefix, Map<String, T> byPointer) {
+        Map<String, T> moved = new java.util.HashMap<>();
+        byPointer.forEach((pointer, value) -> moved.put(prefix + pointer, value));
+        return moved;
+    }
+
     public Path file() {
         return file;
     }
@@ -140,8 +177,13 @@ public final class YamlDocument {
     /**
      * The file's text, refusing before reading what could not be an input file: something
      * other than a regular file (a directory, /dev/zero, a FIFO that never ends), more than
-     * {@link InputLimits#MAX_FILE_BYTES}, or not UTF-8.
+     * {@link InputLimits#MAX_FILE_BYTES}, or not UTF-8. Public for the other formats an inventory
+     * comes in (INI), which are bounded the same way.
      */
+    public static String readText(Path file) {
+        return read(file);
+    }
+
     private static String read(Path file) {
         try {
             if (Files.isDirectory(file)) {

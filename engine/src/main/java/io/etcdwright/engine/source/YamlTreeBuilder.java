@@ -230,7 +230,10 @@ final class YamlTreeBuilder {
             }
             return typed(value);
         }
-        if (!tag.equals(Tag.STR) && !tag.equals(Tag.TIMESTAMP) && !tag.equals(Tag.BINARY)) {
+        // Ansible's !unsafe is plain text, which is how etcdwright reads every value; a !vault value
+        // is refused where etcdwright reads it (the inventory's values check) and ignored elsewhere.
+        boolean ansibleTag = tag.getValue().equals("!unsafe") || tag.getValue().equals("!vault");
+        if (!tag.equals(Tag.STR) && !tag.equals(Tag.TIMESTAMP) && !tag.equals(Tag.BINARY) && !ansibleTag) {
             // Ansible's "!vault" and friends: we cannot decrypt or evaluate them.
             warnings.add(Problem.warning(at(scalar.getStartMark()), path.toString(),
                     "tag " + tag.getValue() + " is not understood by etcdwright; the value is read as the plain text after it"));

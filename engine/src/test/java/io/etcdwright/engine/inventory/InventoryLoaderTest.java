@@ -381,17 +381,36 @@ class InventoryLoaderTest {
     }
 
     @Test
-    void hostRangesAndPortsInNamesAreExplained() {
+    void portsInYamlHostNamesAreExplained() {
         assertEquals(List.of(
-                        "hosts.yaml:3:5: error: all.hosts.web[01:03]: host ranges like web[01:03] are not expanded by etcdwright; list each host",
-                        "hosts.yaml:4:5: error: all.hosts.h1:2222: write the SSH port as the variable ansible_port: 2222, not in the host name"),
+                        "hosts.yaml:4:5: error: all.hosts.h1:2222: write the SSH port as the variable ansible_port: 2222, not in the host name",
+                        "hosts.yaml:6:5: error: all.hosts.web[03:1]: a host range starting with 0 must have begin and end of the same width,"
+                                + " like [01:10]"),
                 problems("""
                         all:
                           hosts:
                             web[01:03]:
                             "h1:2222":
                             h2:
+                            web[03:1]:
                         """));
+    }
+
+    @Test
+    void yamlHostRangesAreExpandedAsAnsibleDoes() {
+        Inventory inventory = load("""
+                all:
+                  children:
+                    etcd:
+                      hosts:
+                        node[01:03]:
+                          ansible_user: admin
+                        db-[a:c]:
+                        w[1:9:4]:
+                """);
+        assertEquals(List.of("node01", "node02", "node03", "db-a", "db-b", "db-c", "w1", "w5", "w9"),
+                List.copyOf(inventory.hosts().keySet()));
+        assertEquals("admin", inventory.host("node02").orElseThrow().user());
     }
 
     @Test

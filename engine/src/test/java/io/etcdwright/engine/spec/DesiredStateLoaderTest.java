@@ -366,7 +366,7 @@ class DesiredStateLoaderTest {
     void anInventoryVariableErrorStillLetsMembersBeChecked() {
         String inventory = INVENTORY.replace("h2: {ansible_host: 10.77.0.12}", "h2: {ansible_host: 10.77.0.12, ansible_become: sudo}");
         assertEquals(List.of(
-                        "hosts.yaml:8:56: error: all.children.etcd.hosts.h2.ansible_become: must be true or false, got string \"sudo\"",
+                        "hosts.yaml:8:56: error: all.children.etcd.hosts.h2.ansible_become: must be true or false, got string \"sudo\" (Ansible also takes yes/no, on/off, 1/0)",
                         "demo.yaml:6:19: error: members.hosts[2]: host 'h4' is not in hosts.yaml (hosts: h1, h2, h3, w1)"),
                 problems(inventory, SPEC + "members:\n  hosts: [h1, h2, h4]\n"));
     }

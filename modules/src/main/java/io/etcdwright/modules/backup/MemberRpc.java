@@ -2,6 +2,7 @@ package io.etcdwright.modules.backup;
 
 import io.etcd.jetcd.api.AlarmMember;
 import io.etcd.jetcd.api.AlarmRequest;
+import io.etcd.jetcd.api.AlarmType;
 import io.etcd.jetcd.api.AuthGrpc;
 import io.etcd.jetcd.api.AuthenticateRequest;
 import io.etcd.jetcd.api.ClusterGrpc;
@@ -92,6 +93,16 @@ public final class MemberRpc implements AutoCloseable {
     public List<AlarmMember> alarms() {
         return MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .alarm(AlarmRequest.newBuilder().setAction(AlarmRequest.AlarmAction.GET).build()).getAlarmsList();
+    }
+
+    /**
+     * Raises ({@code ACTIVATE}) or lifts ({@code DEACTIVATE}) an alarm: a raft proposal, applied by
+     * this member before it answers. etcd records the alarm under the member id given, whoever that is.
+     */
+    public List<AlarmMember> alarm(AlarmRequest.AlarmAction action, long memberId, AlarmType type) {
+        return MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .alarm(AlarmRequest.newBuilder().setAction(action).setMemberID(memberId).setAlarm(type).build())
+                .getAlarmsList();
     }
 
     /**

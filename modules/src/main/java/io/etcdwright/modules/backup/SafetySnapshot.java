@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A snapshot of the cluster taken on the workstation right before a risky change (a membership
@@ -41,6 +42,17 @@ public final class SafetySnapshot {
      *                            nothing is left behind then
      */
     public static Saved take(Health.Access access, List<String> clientUrls, Path dir, String label, Duration timeout) {
+        return take(access, clientUrls, dir, label, timeout, member -> { },
+                "nothing was changed (use --no-snapshot to go ahead without one)");
+    }
+
+    /**
+     * As above, with {@code first} done on the member the snapshot comes from, before it streams
+     * (a write fence: what that member applied before it, the snapshot holds), and {@code whatToDo}
+     * told when it fails.
+     */
+    public static Saved take(Health.Access access, List<String> clientUrls, Path dir, String label, Duration timeout,
+                             Consumer<MemberRpc> first, String whatToDo) {
         if (!label.matches("[a-z0-9-]{1,64}")) {
             throw new IllegalArgumentException("a snapshot label is lowercase letters, digits and '-', got " + label);
         }
@@ -51,6 +63,7 @@ public final class SafetySnapshot {
             Files.createDirectories(dir);
             SnapshotDownload.Saved saved;
             try (SnapshotMember member = SnapshotMember.find(clientUrls, tls, timeout)) {
+                first.accept(member.rpc());
                 saved = SnapshotDownload.take(member.rpc(), partial, bytes -> { });
             }
             Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
@@ -58,7 +71,7 @@ public final class SafetySnapshot {
         } catch (IOException | RuntimeException e) {
             deleteQuietly(partial);
             throw new EtcdAdminException("cannot take a snapshot of the cluster into " + dir + ": " + e.getMessage()
-                    + "; nothing was changed (use --no-snapshot to go ahead without one)", e);
+                    + "; " + whatToDo, e);
         }
     }
 

@@ -26,6 +26,8 @@ import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.PkiSteps;
+import io.etcdwright.modules.restore.MinorDowngradePlanner;
+import io.etcdwright.modules.restore.WriteFence;
 import io.etcdwright.modules.service.ServiceSteps;
 import io.etcdwright.modules.upgrade.VersionChange;
 
@@ -56,7 +58,9 @@ import java.util.Set;
  * <li>membership changes ({@link MembershipChangePlanner});</li>
  * <li>for a minor upgrade, the cluster version awaited.</li>
  * </ol>
- * A minor downgrade cannot roll: it is refused unless the operator allows the downtime of a restore.
+ * A minor downgrade cannot roll: it is refused unless the operator allows the downtime of a restore,
+ * then planned by {@link MinorDowngradePlanner}, which also finishes a restore an interrupted apply
+ * left in flight. A write fence such an apply left raised is lifted first ({@link WriteFence}).
  */
 public final class ConvergePlanner {
     /**
@@ -144,6 +148,12 @@ public final class ConvergePlanner {
 
     public static Plan plan(Inputs in) {
         VersionChange version = VersionSteps.change(in);
+        // A restore an interrupted apply left in flight is finished, and a minor downgrade with the
+        // downtime allowed is a restore from a snapshot: both are planned by the restore's planners.
+        Optional<Plan> restore = MinorDowngradePlanner.plan(in, version, VersionSteps.held(in), existingToken(in));
+        if (restore.isPresent()) {
+            return restore.get();
+        }
         // A hop (the newest patch before a minor step) is installed in place of the spec's version.
         Optional<String> installs = version.installs().map(Version::toString)
                 .filter(v -> !v.equals(in.desired().spec().etcd().version()));
@@ -169,7 +179,10 @@ public final class ConvergePlanner {
         Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::joiners).orElse(Map.of());
 
         List<Step> pki = workstationPki();
-        List<Step> gate = VersionSteps.preflight(version, VersionSteps.held(in), context, in).map(List::of).orElse(List.of());
+        // A write fence an interrupted downgrade left raised is lifted before anything else: members report it as an alarm.
+        List<Step> gate = new ArrayList<>(WriteFence.leftover(in.cluster(), context.access(), context.clientUrls(),
+                in.timeouts().ready()).stream().toList());
+        VersionSteps.preflight(version, VersionSteps.held(in), context, in, List.copyOf(gate)).ifPresent(gate::add);
         steps.addAll(gate);
         boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged
                 && VersionSteps.held(in).values().stream().allMatch(v -> v.toString().equals(spec.etcd().version()));
@@ -226,7 +239,7 @@ public final class ConvergePlanner {
      */
     private Map<String, Prepared> prepareHosts(List<Step> pki, List<Step> gate, Map<String, List<EtcdConfigFile.Peer>> joiners,
                                                List<MemberModule> after) {
-        String token = existingToken().orElseGet(() -> spec.name() + "-" + randomHex());
+        String token = existingToken(in).orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
                 .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
         return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki, gate,
@@ -350,7 +363,7 @@ public final class ConvergePlanner {
     }
 
     /** Reuse the token the cluster was bootstrapped with; a new token only for a new cluster. */
-    private Optional<String> existingToken() {
+    private static Optional<String> existingToken(Inputs in) {
         for (Member m : in.desired().members()) {
             Optional<String> token = in.facts().get(m.host().name()).file(EtcdLayout.CONFIG_FILE).content()
                     .flatMap(EtcdConfigFile::tokenIn);

@@ -7,14 +7,27 @@ import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 import io.etcdwright.modules.config.HostSetupFacts;
 import io.etcdwright.modules.install.InstallFacts;
 import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.restore.RestoreMarker;
 import io.etcdwright.modules.service.ServiceFacts;
 
 import java.util.Map;
+import java.util.Optional;
 
-/** One host's facts, typed, as the etcd modules read them. */
+/**
+ * One host's facts, typed, as the etcd modules read them.
+ *
+ * @param restoreMarker what a restore left beside the data directory ({@link RestoreMarker}): one in
+ *                      flight is finished by the next apply
+ */
 public record EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
                             Map<String, FileState> files, ServiceFacts service, MemberFacts member,
-                            ScheduleHostFacts schedule) {
+                            ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker) {
+
+    public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
+                         Map<String, FileState> files, ServiceFacts service, MemberFacts member,
+                         ScheduleHostFacts schedule) {
+        this(host, system, install, setup, files, service, member, schedule, Optional.empty());
+    }
 
     /** Facts without the scheduled backups' (nothing known of them). */
     public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
@@ -29,7 +42,7 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),
                 java.util.Collections.unmodifiableMap(files), facts.get(ServiceFacts.PROBE), facts.get(probes.member()),
-                facts.get(ScheduleHostFacts.PROBE));
+                facts.get(ScheduleHostFacts.PROBE), facts.get(probes.restoreMarker()));
     }
 
     public FileState file(String path) {

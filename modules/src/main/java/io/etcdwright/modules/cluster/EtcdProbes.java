@@ -12,18 +12,20 @@ import io.etcdwright.modules.config.HostSetupFacts;
 import io.etcdwright.modules.install.InstallFacts;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.restore.RestoreMarker;
 import io.etcdwright.modules.service.ServiceFacts;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** Every module's probes for one layout: all of them run in the single facts script of a host. */
 public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, FilesProbe files,
                          Probe<MemberFacts> member, Probe<Map<String, FileState>> backupFiles,
-                         Probe<Map<String, FileState>> pkiFiles) {
+                         Probe<Optional<RestoreMarker>> restoreMarker, Probe<Map<String, FileState>> pkiFiles) {
 
     /** The scheduled backups' files: their own probe, so facts recorded before it still load. */
     private static final Probe<Map<String, FileState>> BACKUP_FILES = new LaterProbe<>(
@@ -42,17 +44,20 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
         // Read back what is public (config, unit, certificates); keys are compared by digest only.
         Set<String> readable = new HashSet<>(List.of(EtcdLayout.CONFIG_FILE, EtcdLayout.UNIT_FILE));
         readable.addAll(HostCertificates.certPaths());
+        // A restore in flight (its marker beside the data directory) is finished by the next apply:
+        // its own probe, so facts recorded before it still load (as no marker).
         return new EtcdProbes(layout, HostSetupFacts.probe(layout), new FilesProbe("etcd_files", paths, readable),
-                MemberFacts.probe(layout), BACKUP_FILES, PKI_FILES);
+                MemberFacts.probe(layout), BACKUP_FILES, new LaterProbe<>(RestoreMarker.probe(layout), ""), PKI_FILES);
     }
 
     /** The same probes, the member probe asking the cluster-wide questions on every host. */
     public EtcdProbes askingEveryMember() {
-        return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout), backupFiles, pkiFiles);
+        return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout), backupFiles, restoreMarker,
+                pkiFiles);
     }
 
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
-                ScheduleHostFacts.PROBE, pkiFiles);
+                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles);
     }
 }

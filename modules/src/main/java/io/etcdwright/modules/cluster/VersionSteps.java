@@ -77,7 +77,7 @@ final class VersionSteps {
      * the plan on the new version; the restarts keep quorum with their own checks).
      */
     static Optional<Step> preflight(VersionChange change, Map<String, Version> held, ConvergePlanner.Context c,
-                                    ConvergePlanner.Inputs in) {
+                                    ConvergePlanner.Inputs in, List<Step> after) {
         Optional<Version> target = change.installs();
         if (target.isEmpty() || change instanceof VersionChange.MinorDowngrade) {
             return Optional.empty();
@@ -102,6 +102,7 @@ final class VersionSteps {
                 .summary("check the members before the " + what)
                 .reason("members on " + String.join(" and ", from) + " when planned; checked again when applied")
                 .requires(new VersionPreflight(c.access(), running, allowed, refuseAuth, what))
+                .after(after)
                 .does(ctx -> Outcome.OK));
     }
 

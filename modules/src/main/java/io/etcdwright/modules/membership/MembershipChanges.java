@@ -106,6 +106,13 @@ public final class MembershipChanges implements AutoCloseable {
 
     private final Client client;
     private final Connection settings;
+    /**
+     * Members this client removed: the leader committed each removal before answering, but a member
+     * list is served from the answering member's own applied state, and round-robin may ask one
+     * that has not applied it yet. Left out of {@link #members()} so a read after a removal is
+     * never older than the removal itself.
+     */
+    private final java.util.Set<String> removedHere = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private MembershipChanges(Client client, Connection settings) {
         this.client = client;
@@ -138,7 +145,10 @@ public final class MembershipChanges implements AutoCloseable {
     public List<ClusterMember> members() {
         List<ClusterMember> members = new ArrayList<>();
         for (Member m : listMembers().getMembers()) {
-            members.add(member(m));
+            ClusterMember member = member(m);
+            if (!removedHere.contains(member.id())) {
+                members.add(member);
+            }
         }
         return members;
     }
@@ -309,11 +319,18 @@ public final class MembershipChanges implements AutoCloseable {
                 // was asked, and it stops before answering): that try removed it.
                 return asked ? new Removal.Removed(id) : new Removal.AlreadyGone(id);
             }
+            boolean askedBefore = asked;
             try {
                 asked = true;
                 onVoters(voters -> voters.getClusterClient().removeMember(parseId(id)));
+                removedHere.add(id);
                 return new Removal.Removed(id);
             } catch (ExecutionException e) {
+                if (String.valueOf(e.getCause().getMessage()).contains("member not found")) {
+                    // The list came from a member behind the leader: the removal is already committed.
+                    removedHere.add(id);
+                    return askedBefore ? new Removal.Removed(id) : new Removal.AlreadyGone(id);
+                }
                 Status.Code code = Failures.code(e.getCause());
                 boolean askAgain = code == Status.Code.UNAVAILABLE || code == Status.Code.UNKNOWN;
                 if (!askAgain || System.nanoTime() > deadline) {

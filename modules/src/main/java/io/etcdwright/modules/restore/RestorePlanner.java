@@ -39,16 +39,20 @@ import java.util.stream.Collectors;
  * members to rebuild). It reads as the order of the work:
  * <ol>
  * <li>refusals, all at once: an unreachable member host, a snapshot of another minor than the
- *     spec's, a version without a known restore tool, a snapshot without its hash trailer unless
- *     the operator skips the check;</li>
+ *     spec's (unless a minor downgrade restores the newer minor's on purpose), a version without a
+ *     known restore tool, a snapshot without its hash trailer unless the operator skips the check;</li>
+ * <li>what a planner built on it puts first ({@link Prelude}: a minor downgrade's checks);</li>
  * <li>the workstation's PKI and each host prepared by the converge modules (install, certificates,
  *     config with the restore's token, unit), etcd not started;</li>
+ * <li>the snapshot taken, when this plan takes it (a minor downgrade's, {@link Prelude#snapshot});</li>
  * <li>the snapshot landed on every host and read there by the version's own tool, before anything
  *     is stopped;</li>
- * <li>every member stopped: the downtime begins;</li>
+ * <li>every member stopped, a marker written first: the downtime begins;</li>
  * <li>every member's data restored beside it under a fresh token, the old data moved aside;</li>
- * <li>every member started side by side (they need each other for a quorum), awaited healthy;</li>
- * <li>the proof: one cluster, the snapshot's revision (bumped where the tool can), its keys.</li>
+ * <li>every member started side by side (they need each other for a quorum), etcdwright's write
+ *     fence lifted if the snapshot carries it ({@link WriteFence}), all awaited healthy;</li>
+ * <li>the proof: one cluster on the spec's version, the snapshot's revision (bumped where the tool
+ *     can), its keys.</li>
  * </ol>
  */
 public final class RestorePlanner {
@@ -60,15 +64,57 @@ public final class RestorePlanner {
      * @param freshToken    the token a new restore uses (random, made by the caller); a resumed restore
      *                      keeps the token its markers record
      * @param now           when planned: names the directories the old data is moved to
+     * @param minorDowngrade the snapshot may be of the minor above the spec's: a minor downgrade restores
+     *                       it with the older minor's tool on purpose (3.5 save -> 3.4 restore was tested
+     *                       upstream, etcd-io/etcd#15878); any other minor is refused all the same
      */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                          Map<String, String> unreachable, Map<String, Optional<RestoreMarker>> markers, ClusterPki pki,
-                         ReleaseCache releases, SnapshotSource source, boolean skipHashCheck, String freshToken,
-                         Instant now, ConvergePlanner.Timeouts timeouts) {
+                         ReleaseCache releases, RestoreSnapshot snapshot, boolean skipHashCheck, String freshToken,
+                         Instant now, ConvergePlanner.Timeouts timeouts, boolean minorDowngrade) {
         public Inputs {
             facts = Map.copyOf(facts);
             unreachable = Map.copyOf(unreachable);
             markers = Map.copyOf(markers);
+        }
+
+        /** The restore command's: a snapshot the operator named, of the spec's minor. */
+        public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                      Map<String, String> unreachable, Map<String, Optional<RestoreMarker>> markers, ClusterPki pki,
+                      ReleaseCache releases, SnapshotSource source, boolean skipHashCheck, String freshToken,
+                      Instant now, ConvergePlanner.Timeouts timeouts) {
+            this(desired, layout, facts, unreachable, markers, pki, releases, RestoreSnapshot.of(source), skipHashCheck,
+                    freshToken, now, timeouts, false);
+        }
+    }
+
+    /**
+     * What a planner built on this one puts before the restore (a minor downgrade: its checks before
+     * any host is touched, then the snapshot it restores, taken once every host is ready). The steps
+     * it returns are added to the plan by the restore planner, in order.
+     */
+    interface Prelude {
+        Prelude NONE = new Prelude() {
+        };
+
+        /** Why it cannot go ahead, besides the restore's own refusals. */
+        default List<Refusal> refusals() {
+            return List.of();
+        }
+
+        /** What the operator should know, shown before the restore's own warnings. */
+        default List<String> warnings() {
+            return List.of();
+        }
+
+        /** Steps every host step waits for: checks that must pass before anything is touched. */
+        default List<Step> gate(List<Step> pki) {
+            return List.of();
+        }
+
+        /** The step taking the snapshot, after {@code hostsReady}; staging waits for it. */
+        default Optional<Step> snapshot(List<Step> hostsReady) {
+            return Optional.empty();
         }
     }
 
@@ -86,12 +132,17 @@ public final class RestorePlanner {
     }
 
     public static Plan plan(Inputs in) {
-        return new RestorePlanner(in).plan();
+        return plan(in, Prelude.NONE);
     }
 
-    private Plan plan() {
+    static Plan plan(Inputs in, Prelude prelude) {
+        return new RestorePlanner(in).plan(prelude);
+    }
+
+    private Plan plan(Prelude prelude) {
         Version version = Version.parse(in.desired().spec().etcd().version());
         List<Refusal> refusals = refusals(version);
+        refusals.addAll(prelude.refusals());
         Optional<RestoreTool> found = RestoreTool.of(version, VersionCatalogue.builtIn());
         if (!refusals.isEmpty() || found.isEmpty()) {
             return Plan.refused(name, refusals, warnings);
@@ -99,24 +150,31 @@ public final class RestorePlanner {
         RestoreTool tool = found.get();
         String token = resumedToken().orElse(in.freshToken());
         sayWhatToExpect(tool, token);
+        warnings.addAll(1, prelude.warnings());
 
         List<Step> pki = new ArrayList<>();
         PkiSteps.caStep(in.pki()).ifPresent(pki::add);
         PkiSteps.clientStep(in.pki(), List.copyOf(pki)).ifPresent(pki::add);
         steps.addAll(pki);
+        List<Step> gate = prelude.gate(pki);
+        steps.addAll(gate);
         List<EtcdConfigFile.Peer> everyone = members.stream().map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
         // The config carries the restore's token and the whole membership as a new cluster would:
         // etcd reads them only when it starts without data, so they describe the restored cluster
         // truthfully and the next apply keeps the token. The backup schedule is left to that apply:
         // a restore changes what etcd serves, not how the members take backups.
         Map<String, HostPreparation.Prepared> prepared = HostPreparation.plan(in.desired(), in.layout(), in.facts(),
-                in.pki(), in.releases(), pki, m -> new MemberContext.Bootstrap(everyone, false, token), List.of(), steps);
+                in.pki(), in.releases(), pki, gate, m -> new MemberContext.Bootstrap(everyone, false, token), List.of(), steps);
+        List<Step> hostsReady = new ArrayList<>(gate);
+        prepared.values().forEach(p -> hostsReady.addAll(p.done()));
+        Optional<Step> snapshot = prelude.snapshot(concat(hostsReady, pki));
+        snapshot.ifPresent(steps::add);
 
-        List<Step> staged = stage(tool, prepared);
-        List<Step> stops = stopAll(concat(staged, pki));
+        List<Step> staged = stage(tool, prepared, snapshot);
+        List<Step> stops = stopAll(token, concat(staged, pki));
         List<Step> restores = restoreAll(tool, token, everyone, stops);
         Step healthy = startAll(restores);
-        prove(tool, staged.get(0), healthy);
+        prove(tool, version, staged.get(0), healthy);
         return new Plan(name, steps, List.of(), warnings);
     }
 
@@ -133,8 +191,9 @@ public final class RestorePlanner {
             }
         }
         String minor = version.major() + "." + version.minor();
-        in.source().takenBy().filter(v -> !(v.major() + "." + v.minor()).equals(minor)).ifPresent(v -> refusals.add(
-                new Refusal("snapshot-version", in.source().origin(),
+        in.snapshot().takenBy().filter(v -> !(v.major() + "." + v.minor()).equals(minor))
+                .filter(v -> !(in.minorDowngrade() && v.major() == version.major() && v.minor() == version.minor() + 1))
+                .ifPresent(v -> refusals.add(new Refusal("snapshot-version", in.snapshot().origin(),
                         "the snapshot was taken by etcd " + v + "; the spec runs " + version + ", another minor, and etcd"
                                 + " restores only snapshots of its own minor",
                         "restore it with etcd " + v + " first (set etcd.version: " + v + "), then "
@@ -143,9 +202,10 @@ public final class RestorePlanner {
             refusals.add(new Refusal("no-restore-tool", "etcd " + version,
                     "etcdwright knows no restore tool for etcd " + minor, "restore with a version of a known minor (3.4, 3.5)"));
         }
-        if (!in.source().hashTrailer() && !in.skipHashCheck()) {
-            refusals.add(new Refusal("snapshot-without-hash", in.source().origin(),
-                    "it has no sha256 trailer (" + in.source().bytes() + " bytes of whole pages: a database copied from a"
+        Optional<SnapshotSource> known = in.snapshot().known();
+        if (known.isPresent() && !known.get().hashTrailer() && !in.skipHashCheck()) {
+            refusals.add(new Refusal("snapshot-without-hash", known.get().origin(),
+                    "it has no sha256 trailer (" + known.get().bytes() + " bytes of whole pages: a database copied from a"
                             + " member's disk, or a snapshot cut short), so nothing can show it is whole",
                     "use a snapshot taken with 'etcdctl snapshot save' or a backup; if this copied member/snap/db is the"
                             + " best that survived, pass --skip-hash-check to restore it unchecked"));
@@ -153,23 +213,36 @@ public final class RestorePlanner {
         return refusals;
     }
 
-    /** The token of a restore an earlier, interrupted run began with this snapshot: the members must share one. */
+    /**
+     * The token of a restore an earlier, interrupted run began with this snapshot (its members were
+     * stopped or restored under it): the members must share one.
+     */
     private Optional<String> resumedToken() {
+        Optional<String> sha = in.snapshot().known().map(SnapshotSource::sha256);
         return in.markers().values().stream().flatMap(Optional::stream)
-                .filter(mk -> mk.state() == RestoreMarker.State.RESTORED && mk.snapshotSha256().equals(in.source().sha256()))
+                .filter(mk -> mk.inFlight() && sha.filter(mk.snapshotSha256()::equals).isPresent())
                 .map(RestoreMarker::token).findFirst();
     }
 
+    /** Whether this member's data is this snapshot's already, restored by an earlier run under this token. */
+    private boolean restoredBefore(Member m, String token) {
+        return in.snapshot().known().map(s -> in.markers().getOrDefault(m.host().name(), Optional.empty())
+                .map(mk -> mk.resumes(s.sha256(), token)).orElse(false)).orElse(false);
+    }
+
     private void sayWhatToExpect(RestoreTool tool, String token) {
-        long seconds = 15 + in.source().bytes() / (50L << 20);
+        // Taken when the apply runs: about the size of the members' database now.
+        long bytes = in.snapshot().known().map(SnapshotSource::bytes).orElseGet(() -> in.facts().values().stream()
+                .mapToLong(f -> f.member().dbSize().orElse(0)).max().orElse(0));
+        long seconds = 15 + bytes / (50L << 20);
         warnings.add(0, "DOWNTIME: every member is stopped, from the first stop step until all " + members.size()
-                + " members are healthy again: about " + seconds + " s (" + in.source().bytes() + " bytes restored on"
+                + " members are healthy again: about " + seconds + " s (" + bytes + " bytes restored on"
                 + " every member side by side, then a start). Clients see no cluster meanwhile; stop the kube-apiservers"
                 + " first if Kubernetes uses it.");
-        warnings.add("restores " + in.source().origin() + " (sha256 " + in.source().sha256() + ") with " + tool.tool() + " "
-                + tool.version() + " under the new cluster token " + token + "; every member's old data is moved to "
-                + in.layout().dataDir() + "." + suffix() + ", never deleted");
-        if (in.source().takenBy().isEmpty()) {
+        warnings.add("restores " + in.snapshot().origin() + in.snapshot().known().map(s -> " (sha256 " + s.sha256() + ")").orElse("")
+                + " with " + tool.tool() + " " + tool.version() + " under the new cluster token " + token
+                + "; every member's old data is moved to " + in.layout().dataDir() + "." + suffix() + ", never deleted");
+        if (in.snapshot().takenBy().isEmpty()) {
             warnings.add("the snapshot does not say which etcd took it: it is read as etcd " + tool.version().major() + "."
                     + tool.version().minor() + " (the spec's); a snapshot of another minor must be restored with its own");
         }
@@ -178,41 +251,47 @@ public final class RestorePlanner {
                     + " 3.4.27+): watchers that saw later revisions (Kubernetes' informers) will not notice the restore;"
                     + " restart every kube-apiserver after it");
         }
-        if (in.skipHashCheck()) {
-            warnings.add("--skip-hash-check: " + in.source().origin() + (in.source().hashTrailer()
+        if (in.skipHashCheck() && in.snapshot().known().isPresent()) {
+            SnapshotSource source = in.snapshot().known().get();
+            warnings.add("--skip-hash-check: " + source.origin() + (source.hashTrailer()
                     ? " has a sha256 trailer and it matched; the tool is still told to skip it"
                     : " has no sha256 trailer; it is restored UNCHECKED"));
         }
     }
 
     /** The snapshot on every host, read there by the tool: a host that cannot read it stops the restore before any stop. */
-    private List<Step> stage(RestoreTool tool, Map<String, HostPreparation.Prepared> prepared) {
+    private List<Step> stage(RestoreTool tool, Map<String, HostPreparation.Prepared> prepared, Optional<Step> taking) {
         List<Step> staged = new ArrayList<>();
-        SnapshotSource source = in.source();
+        RestoreSnapshot snapshot = in.snapshot();
+        Optional<SnapshotSource> known = snapshot.known();
         for (Member m : members) {
             String host = m.host().name();
-            Step step = Step.on(host, "restore", "restore/stage").kind(ChangeKind.CREATE)
-                    .summary("copy the snapshot to " + RestoreSteps.stagedPath(source) + " and read it with " + tool.tool())
-                    .reason(source.bytes() + " bytes, sha256 " + source.sha256().substring(0, 16))
-                    .observed(source.sha256())
-                    .after(prepared.get(host).done())
-                    .does(ctx -> RestoreSteps.stage(ctx, source, tool));
-            steps.add(step);
-            staged.add(step);
+            Step.Builder step = Step.on(host, "restore", "restore/stage").kind(ChangeKind.CREATE)
+                    .summary("copy the snapshot to " + known.map(RestoreSteps::stagedPath).orElse(RestoreSteps.STAGING_DIR)
+                            + " and read it with " + tool.tool() + " " + tool.version())
+                    .reason(known.map(s -> s.bytes() + " bytes, sha256 " + s.sha256().substring(0, 16))
+                            .orElse("the snapshot " + taking.map(Step::id).orElse("") + " takes"))
+                    .observed(known.map(SnapshotSource::sha256).orElse("taken when applied"))
+                    .after(prepared.get(host).done());
+            taking.ifPresent(step::after);
+            staged.add(step.does(ctx -> RestoreSteps.stage(ctx, snapshot.get(), tool)));
         }
+        steps.addAll(staged);
         return staged;
     }
 
-    private List<Step> stopAll(List<Step> after) {
+    private List<Step> stopAll(String token, List<Step> after) {
         List<Step> stops = new ArrayList<>();
+        String marker = RestoreMarker.path(in.layout());
         for (Member m : members) {
             EtcdHostFacts f = in.facts().get(m.host().name());
             Step step = Step.on(m.host().name(), "restore", "restore/stop").kind(ChangeKind.ACTION)
                     .summary("stop etcd (DOWNTIME begins)")
-                    .reason(f.service().running() ? "running" : f.service().activeState())
+                    .reason(restoredBefore(m, token) ? "restored by an earlier run: kept running"
+                            : f.service().running() ? "running" : f.service().activeState())
                     .observed(f.service().activeState())
                     .after(after)
-                    .does(ctx -> ServiceSteps.stop(ctx.session(), in.timeouts().restart()));
+                    .does(ctx -> RestoreSteps.stop(ctx, in.snapshot().get(), token, marker, in.timeouts().restart()));
             steps.add(step);
             stops.add(step);
         }
@@ -225,28 +304,34 @@ public final class RestorePlanner {
         String dataDir = in.layout().dataDir();
         String suffix = suffix();
         String marker = RestoreMarker.path(in.layout());
-        String sha = in.source().sha256();
+        RestoreSnapshot snapshot = in.snapshot();
         List<Step> restores = new ArrayList<>();
         for (Member m : members) {
             String host = m.host().name();
-            RestoreTool.Restore r = new RestoreTool.Restore(RestoreSteps.stagedPath(in.source()), m.name(),
-                    new EtcdConfigFile.Peer(m.name(), m.address()).url(in.layout().peerPort()), initialCluster, token,
-                    dataDir + ".restoring", in.skipHashCheck());
+            String peerUrl = new EtcdConfigFile.Peer(m.name(), m.address()).url(in.layout().peerPort());
             EtcdHostFacts f = in.facts().get(host);
-            boolean resumes = in.markers().getOrDefault(host, Optional.empty()).map(mk -> mk.resumes(sha, token)).orElse(false);
             Step step = Step.on(host, "restore", "restore/data").kind(ChangeKind.UPDATE)
                     .summary("restore member " + m.name() + " into " + dataDir)
-                    .reason(resumes ? "restored by an earlier run: kept"
+                    .reason(restoredBefore(m, token) ? "restored by an earlier run: kept"
                             : f.member().hasMemberData() ? "its data moves to " + dataDir + "." + suffix : "it holds no data")
-                    .observed(sha + "/" + token)
+                    .observed(snapshot.known().map(SnapshotSource::sha256).orElse("taken when applied") + "/" + token)
                     .after(stops)
-                    .does(ctx -> RestoreSteps.restore(ctx, tool, r, dataDir, suffix, sha, marker, in.timeouts().snapshot()));
+                    .does(ctx -> {
+                        SnapshotSource source = snapshot.get();
+                        RestoreTool.Restore r = new RestoreTool.Restore(RestoreSteps.stagedPath(source), m.name(), peerUrl,
+                                initialCluster, token, dataDir + ".restoring", in.skipHashCheck());
+                        return RestoreSteps.restore(ctx, tool, r, dataDir, suffix, source, marker, in.timeouts().snapshot());
+                    });
             steps.add(step);
             restores.add(step);
         }
         return restores;
     }
 
+    /**
+     * Every member started side by side, etcdwright's write fence lifted once they answer (a minor
+     * downgrade's snapshot carries it; any other restore finds none), then all awaited healthy.
+     */
     private Step startAll(List<Step> restores) {
         List<Step> starts = new ArrayList<>();
         for (Member m : members) {
@@ -258,38 +343,46 @@ public final class RestorePlanner {
             starts.add(step);
         }
         Health.Access access = Endpoints.healthAccess(in.pki());
+        List<String> clientUrls = Endpoints.clientUrls(members, in.layout());
+        Step unfence = Step.cluster("restore", "restore/lift-write-fence").kind(ChangeKind.ACTION)
+                .summary("lift etcdwright's write fence if the snapshot carries it")
+                .reason("a minor downgrade raises it before its snapshot, and etcd keeps alarms in its database")
+                .after(starts)
+                .does(ctx -> WriteFence.lift(ctx, access, clientUrls, in.timeouts().ready()));
+        steps.add(unfence);
         Step healthy = Step.cluster("restore", "restore/healthy").kind(ChangeKind.ACTION)
                 .summary("wait for all " + members.size() + " restored members healthy (DOWNTIME ends)")
                 .reason("started together: they need each other for a quorum")
-                .after(starts)
-                .readyWhen(new ClusterConditions.AllHealthy(access, Endpoints.clientUrls(members, in.layout()),
-                        in.timeouts().ready()))
+                .after(unfence)
+                .readyWhen(new ClusterConditions.AllHealthy(access, clientUrls, in.timeouts().ready()))
                 .does(ctx -> Outcome.OK);
         steps.add(healthy);
         return healthy;
     }
 
-    private void prove(RestoreTool tool, Step firstStage, Step healthy) {
+    private void prove(RestoreTool tool, Version version, Step firstStage, Step healthy) {
         Health.Access access = Endpoints.healthAccess(in.pki());
         List<String> clientUrls = Endpoints.clientUrls(members, in.layout());
         Map<String, String> hosts = new LinkedHashMap<>();
         members.forEach(m -> hosts.put(m.host().name(), m.name()));
         long bump = tool.bumpsRevision() ? RestoreTool.BUMP : 0;
         String marker = RestoreMarker.path(in.layout());
-        String staged = RestoreSteps.stagedPath(in.source());
+        RestoreSnapshot snapshot = in.snapshot();
         steps.add(Step.cluster("restore", "restore/prove").kind(ChangeKind.ACTION)
-                .summary("prove the restore: one cluster, revision at least the snapshot's" + (bump > 0 ? " + " + bump : "")
-                        + ", " + in.source().liveKeys().map(k -> k + " keys").orElse("its keys counted"))
+                .summary("prove the restore: one cluster on etcd " + version + ", revision at least the snapshot's"
+                        + (bump > 0 ? " + " + bump : "") + ", " + snapshot.known().flatMap(SnapshotSource::liveKeys)
+                        .map(k -> k + " keys").orElse(snapshot.known().isPresent() ? "its keys counted" : "the snapshot's keys"))
                 .reason("checked from the workstation, not by the members' own word")
                 .after(healthy)
                 .does(ctx -> {
+                    SnapshotSource source = snapshot.get();
                     long revision = ctx.outputOf(firstStage.id(), "revision").map(Long::parseLong)
-                            .or(() -> in.source().revision())
+                            .or(source::revision)
                             .orElseThrow(() -> new IllegalStateException("the snapshot's revision is unknown: the step"
                                     + " reading it did not run in this apply"));
                     return RestoreSteps.prove(ctx, access, clientUrls,
-                            new RestoreSteps.Expectation(revision, bump, in.source().liveKeys()), hosts, marker, staged,
-                            in.timeouts().ready());
+                            new RestoreSteps.Expectation(version.toString(), revision, bump, source.liveKeys()), hosts,
+                            marker, RestoreSteps.stagedPath(source), in.timeouts().ready());
                 }));
     }
 

@@ -15,8 +15,10 @@ import io.etcdwright.modules.data.DataDirWipe;
 import io.etcdwright.modules.membership.GrpcLogging;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.TlsMaterial;
+import io.etcdwright.modules.service.ServiceSteps;
 
 import java.net.URI;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +39,11 @@ final class RestoreSteps {
     }
 
     static String stagedPath(SnapshotSource source) {
-        return STAGING_DIR + "/" + source.sha256().substring(0, 16) + ".db";
+        return stagedPath(source.sha256());
+    }
+
+    static String stagedPath(String sha256) {
+        return STAGING_DIR + "/" + sha256.substring(0, 16) + ".db";
     }
 
     /** What the restore tool read from the staged snapshot on a host. */
@@ -54,6 +60,12 @@ final class RestoreSteps {
         String host = session.target().name();
         String staged = stagedPath(source);
         boolean present = session.run(RemoteCommand.exec("sha256sum", "--", staged)).stdout().startsWith(source.sha256() + " ");
+        if (!present && !Files.isRegularFile(source.file())) {
+            throw new IllegalStateException(host + ": the snapshot " + staged + " is not on this host, and this workstation"
+                    + " has no copy to send (" + source.origin() + "); nothing was changed here. What to do: copy " + staged
+                    + " from another member's host (same name, root-only), or restore from the snapshot the apply took"
+                    + " ($ETCDWRIGHT_HOME/clusters/NAME/snapshots) with 'etcdwright restore --from FILE'");
+        }
         if (!present) {
             session.run(RemoteCommand.exec("install", "-d", "-m", "0700", "-o", "root", "-g", "root", "--", STAGING_DIR))
                     .orThrow(host);
@@ -82,12 +94,35 @@ final class RestoreSteps {
     }
 
     /**
+     * Stops etcd for the restore, the marker written first (state stopped, with what the snapshot
+     * holds): from then on the next apply knows a restore is in flight and finishes it from the
+     * staged snapshot. A member an earlier run restored from this snapshot under this token keeps
+     * running: its data is already the restored cluster's.
+     */
+    static Outcome stop(StepContext ctx, SnapshotSource source, String token, String markerPath, Duration timeout) {
+        HostSession session = ctx.session();
+        Optional<RestoreMarker> marker = RestoreMarker.parse(session.run(RemoteCommand.exec("cat", "--", markerPath)).stdout());
+        if (marker.isPresent() && marker.get().resumes(source.sha256(), token)) {
+            ctx.note(session.target().name() + ": restored already by an earlier run (" + markerPath + "): not stopped");
+            return Outcome.OK;
+        }
+        RestoreMarker stopping = RestoreMarker.of(source, token, RestoreMarker.State.STOPPED, Optional.empty());
+        boolean noted = marker.filter(stopping::equals).isPresent();
+        if (!noted) {
+            session.upload(stopping.render(), RemoteFile.rootOwned(markerPath, "0600"));
+        }
+        Outcome stopped = ServiceSteps.stop(session, timeout);
+        return noted ? stopped : Outcome.CHANGED;
+    }
+
+    /**
      * Restores the staged snapshot into a directory beside the data directory, then puts it in the
      * data directory's place (the old data moved aside, never deleted) and writes the marker. OK
      * when the marker says this member was restored from this snapshot under this token already.
      */
     static Outcome restore(StepContext ctx, RestoreTool tool, RestoreTool.Restore r, String dataDir, String suffix,
-                           String snapshotSha256, String markerPath, Duration timeout) {
+                           SnapshotSource source, String markerPath, Duration timeout) {
+        String snapshotSha256 = source.sha256();
         HostSession session = ctx.session();
         String host = session.target().name();
         Optional<RestoreMarker> marker = RestoreMarker.parse(session.run(RemoteCommand.exec("cat", "--", markerPath)).stdout());
@@ -105,14 +140,14 @@ final class RestoreSteps {
                     + dataDir + " was not touched; etcd is stopped.");
         }
         Optional<String> aside = DataDirWipe.replace(session, dataDir, suffix, r.dataDir());
-        session.upload(new RestoreMarker(snapshotSha256, r.token(), RestoreMarker.State.RESTORED, aside).render(),
+        session.upload(RestoreMarker.of(source, r.token(), RestoreMarker.State.RESTORED, aside).render(),
                 RemoteFile.rootOwned(markerPath, "0600"));
         ctx.note(host + ": restored " + dataDir + aside.map(a -> "; the old data is kept in " + a).orElse(" (it held no data)"));
         return Outcome.CHANGED;
     }
 
-    /** What the proof expects of the restored cluster. */
-    record Expectation(long snapshotRevision, long bump, Optional<Long> liveKeys) {
+    /** What the proof expects of the restored cluster: every member on {@code version}, the snapshot's revision and keys. */
+    record Expectation(String version, long snapshotRevision, long bump, Optional<Long> liveKeys) {
         long minimumRevision() {
             return snapshotRevision + bump;
         }
@@ -136,6 +171,9 @@ final class RestoreSteps {
                 .sslContext(tls.clientContext()).connectTimeout(timeout).build()) {
             for (String url : clientUrls) {
                 StatusResponse s = client.getMaintenanceClient().statusMember(url).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (!s.getVersion().equals(expected.version())) {
+                    problems.add(url + " runs etcd " + s.getVersion() + ", not " + expected.version());
+                }
                 long id = s.getHeader().getClusterId();
                 if (clusterId != -1 && id != clusterId) {
                     problems.add(url + " belongs to cluster " + Long.toHexString(id) + ", not " + Long.toHexString(clusterId));
@@ -143,8 +181,11 @@ final class RestoreSteps {
                 clusterId = id;
             }
             ByteSequence all = ByteSequence.from(new byte[]{0});
-            // Linearizable (the default): the count the cluster agrees on, every key, none left out.
-            GetResponse count = client.getKVClient().get(all, GetOption.builder().withRange(all).withCountOnly(true).build())
+            // Linearizable (the default): the count the cluster agrees on, every key, none left out. At the
+            // snapshot's own revision when it was not bumped (the history up to it is restored): writes the
+            // restored cluster took since it started do not count. A bumped restore marks it compacted.
+            GetResponse count = client.getKVClient().get(all, GetOption.builder().withRange(all).withCountOnly(true)
+                            .withRevision(expected.bump() == 0 ? expected.snapshotRevision() : 0).build())
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             revision = count.getHeader().getRevision();
             keys = count.getCount();
@@ -154,15 +195,17 @@ final class RestoreSteps {
                     + (expected.bump() > 0 ? " + " + expected.bump() : ""));
         }
         if (expected.liveKeys().isPresent() && expected.liveKeys().get() != keys) {
-            problems.add("it holds " + keys + " keys, the backup " + expected.liveKeys().get());
+            problems.add("it holds " + keys + " keys" + (expected.bump() == 0 ? " at revision " + expected.snapshotRevision() : "")
+                    + ", the snapshot " + expected.liveKeys().get());
         }
         if (!problems.isEmpty()) {
             throw new IllegalStateException("the restored cluster does not match the snapshot: " + String.join("; ", problems)
                     + ". The old data of every member is kept beside its data directory.");
         }
-        ctx.note("restored cluster " + Long.toHexString(clusterId) + ": revision " + revision + " (snapshot "
+        ctx.note("restored cluster " + Long.toHexString(clusterId) + " on etcd " + expected.version() + ": revision " + revision + " (snapshot "
                 + expected.snapshotRevision() + (expected.bump() > 0 ? " + " + expected.bump() + " bumped" : "") + "), "
-                + keys + " keys" + expected.liveKeys().map(k -> " as the backup recorded").orElse(""));
+                + keys + " keys" + (expected.bump() == 0 ? " at revision " + expected.snapshotRevision() : "")
+                + expected.liveKeys().map(k -> " as the snapshot holds").orElse(""));
         for (Map.Entry<String, String> host : hosts.entrySet()) {
             HostSession session = ctx.session(host.getKey());
             Optional<RestoreMarker> marker = RestoreMarker.parse(session.run(RemoteCommand.exec("cat", "--", markerPath)).stdout());
