@@ -72,14 +72,15 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
     }
 
     /**
-     * {@code -o json} (schemas/kube-apiserver-flags.schema.json): the format's {@code version}, then
-     * each flag by its name without dashes. A script turning keys into flags skips {@code version}
-     * (kube-apiserver's {@code --version} prints its version and exits).
+     * {@code -o json} (schemas/kube-apiserver-flags.schema.json): the format's {@code version}, and
+     * the flags by name without dashes under {@code flags}, apart from it: a script turning every key
+     * of {@code flags} into a flag can never pass {@code --version}, which makes kube-apiserver print
+     * its version and exit.
      */
     static Map<String, Object> document(Map<String, String> flags) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("version", 1);
-        doc.putAll(flags);
+        doc.put("flags", flags);
         return doc;
     }
 

@@ -164,8 +164,8 @@ class ClientEnvOutputTest {
                 """, text.out());
         JsonNode json = new ObjectMapper().readTree(run("kube-apiserver-flags", "-i", inventory.toString(), "-f",
                 spec.toString(), "-o", "json").out());
-        assertEquals("https://192.0.2.11:2379", json.path("etcd-servers").asText());
-        assertEquals("/etc/etcd/pki/kube-apiserver-etcd-client.key", json.path("etcd-keyfile").asText());
+        assertEquals("https://192.0.2.11:2379", json.path("flags").path("etcd-servers").asText());
+        assertEquals("/etc/etcd/pki/kube-apiserver-etcd-client.key", json.path("flags").path("etcd-keyfile").asText());
         assertTrue(run("kube-apiserver-flags", "--help").out().contains("do not eval"));
         assertTrue(run("client-env", "--help").out().contains("eval \"$(etcdwright client-env"));
     }

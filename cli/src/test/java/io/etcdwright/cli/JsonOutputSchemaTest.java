@@ -274,8 +274,8 @@ class JsonOutputSchemaTest {
             ClientEnvOutputTest.Run run = ClientEnvOutputTest.run(args.toArray(String[]::new));
             assertEquals(0, run.code(), run.err());
             JsonNode json = conforms("kube-apiserver-flags", run.out());
-            assertEquals("https://192.0.2.11:2379,https://192.0.2.12:2379", json.path("etcd-servers").asText());
-            assertTrue(json.path("etcd-keyfile").asText().endsWith("kube-apiserver-etcd-client.key"), json.toString());
+            assertEquals("https://192.0.2.11:2379,https://192.0.2.12:2379", json.path("flags").path("etcd-servers").asText());
+            assertTrue(json.path("flags").path("etcd-keyfile").asText().endsWith("kube-apiserver-etcd-client.key"), json.toString());
         }
     }
 

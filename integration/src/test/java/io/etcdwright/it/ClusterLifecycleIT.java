@@ -236,8 +236,7 @@ class ClusterLifecycleIT {
             sawConfigStep |= step.path("id").asText().equals("h2/config-file");
         }
         assertTrue(sawConfigStep, json.toString());
-        assertTrue(plan.out().contains("~ certificates for h1 (peer.crt missing on host; etcd reads its certificate at each new"
-                + " TLS handshake: no restart)"), plan.out());
+        assertTrue(plan.out().contains("~ certificates for h1 (peer.crt missing on host; etcd reads its certificate at each new TLS handshake: no restart)"), plan.out());
         assertTrue(plan.out().contains("~ write /etc/etcd/etcd.conf.yml (content differs)"), plan.out());
         assertTrue(plan.out().contains("-heartbeat-interval: 150"), "--diff shows the drift: " + plan.out());
         assertTrue(plan.out().contains("> start etcd (not running)"), plan.out());
