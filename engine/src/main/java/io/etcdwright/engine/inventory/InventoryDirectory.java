@@ -37,15 +37,22 @@ final class InventoryDirectory {
         return files;
     }
 
-    private static void collect(Path directory, List<Path> into, Problems problems) {
-        List<Path> entries;
+    /** A directory's entries in name order, as Ansible walks them; empty with a problem when it cannot be listed. */
+    static java.util.Optional<List<Path>> sortedEntries(Path directory, Problems problems) {
         try (Stream<Path> listing = Files.list(directory)) {
-            entries = listing.sorted().toList();
+            return java.util.Optional.of(listing.sorted().toList());
         } catch (IOException e) {
             problems.add(Problem.error(Location.ofFile(directory), "", "cannot list the directory: " + e.getMessage()));
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static void collect(Path directory, List<Path> into, Problems problems) {
+        java.util.Optional<List<Path>> listed = sortedEntries(directory, problems);
+        if (listed.isEmpty()) {
             return;
         }
-        for (Path entry : entries) {
+        for (Path entry : listed.get()) {
             String name = entry.getFileName().toString();
             if (name.startsWith(".") || SKIPPED_NAMES.contains(name) || SKIPPED_ENDINGS.stream().anyMatch(name::endsWith)) {
                 continue;

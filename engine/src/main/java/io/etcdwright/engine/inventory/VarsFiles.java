@@ -7,14 +7,12 @@ import io.etcdwright.engine.source.Problem;
 import io.etcdwright.engine.source.Problems;
 import io.etcdwright.engine.source.SchemaCheck;
 import io.etcdwright.engine.source.YamlDocument;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The {@code group_vars/} and {@code host_vars/} directories beside an inventory (beside the
@@ -84,14 +82,11 @@ final class VarsFiles {
     }
 
     private void walk(Path directory, List<Path> found) {
-        List<Path> entries;
-        try (Stream<Path> listing = Files.list(directory)) {
-            entries = listing.sorted().toList();
-        } catch (IOException e) {
-            problems.add(Problem.error(Location.ofFile(directory), "", "cannot list the directory: " + e.getMessage()));
+        java.util.Optional<List<Path>> listed = InventoryDirectory.sortedEntries(directory, problems);
+        if (listed.isEmpty()) {
             return;
         }
-        for (Path entry : entries) {
+        for (Path entry : listed.get()) {
             String fileName = entry.getFileName().toString();
             if (fileName.startsWith(".") || fileName.endsWith("~")) {
                 continue;
