@@ -69,7 +69,7 @@ final class BackupCommand implements Callable<Integer> {
         long askStarted = System.nanoTime();
         Path work = workDir(cluster);
         Path snapshot = work.resolve("snapshot-" + ProcessHandle.current().pid() + ".db");
-        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+        TlsMaterial tls = access.tls();
         try (SnapshotMember source = SnapshotMember.find(Endpoints.clientUrls(desired.members(), Layouts.of(desired)), tls, timeout);
              Store opened = BackupStores.open(target, desired, options.connection)) {
             if (!source.leader()) {

@@ -58,7 +58,7 @@ public final class SafetySnapshot {
         }
         Path file = dir.resolve(label + "-" + STAMP.format(Instant.now()) + ".db");
         Path partial = dir.resolve(file.getFileName() + ".part");
-        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+        TlsMaterial tls = access.tls();
         try {
             Files.createDirectories(dir);
             SnapshotDownload.Saved saved;

@@ -98,7 +98,7 @@ public sealed interface ClusterConditions extends Condition
         @Override
         public void verify(StepContext context) throws InterruptedException {
             long deadline = System.nanoTime() + within.toNanos();
-            TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+            TlsMaterial tls = access.tls();
             String last = "";
             try (MemberRpc rpc = MemberRpc.connect(clientUrl, tls, Health.ATTEMPT_TIMEOUT)) {
                 while (true) {

@@ -135,10 +135,13 @@ public final class ConvergePlanner {
     private final List<Step> steps = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
 
+    /** The version each member with data holds now, by member name: what the version change was decided from. */
+    private final Map<String, Version> held;
     private final VersionChange version;
 
-    private ConvergePlanner(Inputs in, VersionChange version) {
+    private ConvergePlanner(Inputs in, Map<String, Version> held, VersionChange version) {
         this.in = in;
+        this.held = held;
         this.version = version;
         this.spec = in.desired().spec();
         this.context = new Context(in.desired().members(), in.layout(), Endpoints.healthAccess(in.pki()),
@@ -147,17 +150,18 @@ public final class ConvergePlanner {
     }
 
     public static Plan plan(Inputs in) {
-        VersionChange version = VersionSteps.change(in);
+        Map<String, Version> held = VersionSteps.held(in);
+        VersionChange version = VersionSteps.change(in, held);
         // A restore an interrupted apply left in flight is finished, and a minor downgrade with the
         // downtime allowed is a restore from a snapshot: both are planned by the restore's planners.
-        Optional<Plan> restore = MinorDowngradePlanner.plan(in, version, VersionSteps.held(in), existingToken(in));
+        Optional<Plan> restore = MinorDowngradePlanner.plan(in, version, held, existingToken(in));
         if (restore.isPresent()) {
             return restore.get();
         }
         // A hop (the newest patch before a minor step) is installed in place of the spec's version.
         Optional<String> installs = version.installs().map(Version::toString)
                 .filter(v -> !v.equals(in.desired().spec().etcd().version()));
-        return new ConvergePlanner(installs.map(v -> in.withDesired(in.desired().withEtcdVersion(v))).orElse(in), version).plan();
+        return new ConvergePlanner(installs.map(v -> in.withDesired(in.desired().withEtcdVersion(v))).orElse(in), held, version).plan();
     }
 
     private Plan plan() {
@@ -182,10 +186,10 @@ public final class ConvergePlanner {
         // A write fence an interrupted downgrade left raised is lifted before anything else: members report it as an alarm.
         List<Step> gate = new ArrayList<>(WriteFence.leftover(in.cluster(), context.access(), context.clientUrls(),
                 in.timeouts().ready()).stream().toList());
-        VersionSteps.preflight(version, VersionSteps.held(in), context, in, List.copyOf(gate)).ifPresent(gate::add);
+        VersionSteps.preflight(version, held, context, in, List.copyOf(gate)).ifPresent(gate::add);
         steps.addAll(gate);
-        boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged
-                && VersionSteps.held(in).values().stream().allMatch(v -> v.toString().equals(spec.etcd().version()));
+        // Unchanged: every member with data holds the spec's version already.
+        boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged;
         Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, List.of(new BackupScheduleModule(schedule.target()),
                 new ReleaseCleanupModule(settled)));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());

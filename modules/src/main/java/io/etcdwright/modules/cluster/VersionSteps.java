@@ -29,11 +29,10 @@ final class VersionSteps {
     private VersionSteps() {
     }
 
-    /** What moving the members to the spec's version means, from the versions they hold now. */
-    static VersionChange change(ConvergePlanner.Inputs in) {
+    /** What moving the members to the spec's version means, from the versions they hold now ({@link #held}). */
+    static VersionChange change(ConvergePlanner.Inputs in, Map<String, Version> held) {
         Version want = Version.parse(in.desired().spec().etcd().version());
-        List<Version> held = held(in).values().stream().toList();
-        return VersionChange.of(held, want, VersionCatalogue.builtIn(), in.versions().offers());
+        return VersionChange.of(List.copyOf(held.values()), want, VersionCatalogue.builtIn(), in.versions().offers());
     }
 
     /**

@@ -83,7 +83,7 @@ public final class ClusterVersion {
     }
 
     private static SSLContext sslContext(Health.Access access) {
-        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+        TlsMaterial tls = access.tls();
         try {
             KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
             trusted.load(null, null);

@@ -35,6 +35,11 @@ public final class Health {
             Objects.requireNonNull(clientCert, "clientCert");
             Objects.requireNonNull(clientKey, "clientKey");
         }
+
+        /** The CA, certificate and key read and checked, for a gRPC or TLS connection of its own. */
+        public TlsMaterial tls() {
+            return TlsMaterial.read(caCert, clientCert, clientKey);
+        }
     }
 
     private Health() {

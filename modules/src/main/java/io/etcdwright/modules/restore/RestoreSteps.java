@@ -161,7 +161,7 @@ final class RestoreSteps {
      */
     static Outcome prove(StepContext ctx, Health.Access access, List<String> clientUrls, Expectation expected,
                          Map<String, String> hosts, String markerPath, String staged, Duration timeout) throws Exception {
-        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+        TlsMaterial tls = access.tls();
         GrpcLogging.quiet();
         List<String> problems = new ArrayList<>();
         long clusterId = -1;

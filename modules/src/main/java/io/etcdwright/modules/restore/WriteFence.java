@@ -77,7 +77,7 @@ public final class WriteFence {
      */
     static Outcome lift(StepContext ctx, Health.Access access, List<String> clientUrls, Duration within)
             throws InterruptedException {
-        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+        TlsMaterial tls = access.tls();
         long deadline = System.nanoTime() + within.toNanos();
         String last = "";
         while (true) {

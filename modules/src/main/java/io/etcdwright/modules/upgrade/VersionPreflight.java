@@ -40,7 +40,7 @@ public record VersionPreflight(Health.Access access, Map<String, String> members
 
     @Override
     public void verify(StepContext context) {
-        TlsMaterial tls = TlsMaterial.read(access.caCert(), access.clientCert(), access.clientKey());
+        TlsMaterial tls = access.tls();
         List<String> problems = new ArrayList<>();
         List<String> versions = new ArrayList<>();
         MemberRpc answering = null;
