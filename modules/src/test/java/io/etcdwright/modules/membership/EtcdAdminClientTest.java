@@ -365,6 +365,20 @@ class EtcdAdminClientTest {
         System.out.println("[learner only] " + e.getMessage());
         // Known as a learner by its own Status answer, not by etcd's wording of the refusal.
         assertTrue(e.getMessage().contains("answers, but only as a learner"), e.getMessage());
+
+        // A restart's write check: a write commits through a voter; a learner forwards no client
+        // writes, so none is tried through it (waiting on it would only run out the timeout).
+        Health.Access access = new Health.Access(ca, adminCert, adminKey);
+        Notes voter = new Notes();
+        new io.etcdwright.modules.cluster.ClusterConditions.WritesCommitThrough(access, "m1", cluster.node("m1").clientUrl(),
+                Duration.ofSeconds(10)).verify(voter);
+        assertTrue(voter.notes.get(0).startsWith("a write committed through m1 in "), voter.notes.toString());
+        Notes asLearner = new Notes();
+        long t0 = System.nanoTime();
+        new io.etcdwright.modules.cluster.ClusterConditions.WritesCommitThrough(access, "m4", learner.clientUrl(),
+                Duration.ofSeconds(10)).verify(asLearner);
+        assertEquals(List.of("m4 is a learner: it forwards no writes, so none is tried through it"), asLearner.notes);
+        assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(5)) < 0, "not waited out");
     }
 
     @Test
