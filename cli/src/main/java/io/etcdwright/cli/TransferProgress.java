@@ -23,7 +23,7 @@ final class TransferProgress implements LongConsumer {
     TransferProgress(PrintWriter err, String label) {
         this.err = err;
         this.label = label;
-        this.terminal = System.console() != null && System.getenv("NO_COLOR") == null && !"dumb".equals(System.getenv("TERM"));
+        this.terminal = Terminal.live();
     }
 
     @Override

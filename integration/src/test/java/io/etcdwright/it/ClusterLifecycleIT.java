@@ -79,6 +79,8 @@ class ClusterLifecycleIT {
         Cli.Run apply = Cli.run("apply", "-i", INV, "-f", SPEC, "--yes");
         assertEquals(0, apply.exitCode(), apply.all());
         assertTrue(apply.out().contains("bootstrap cluster three"), apply.out());
+        // Not a terminal: progress comes as plain lines, never with escape codes a log would garble.
+        assertFalse(apply.all().contains("\u001b") || apply.all().contains("\r"), apply.all());
 
         JsonNode status = statusJson();
         assertTrue(status.path("healthy").asBoolean(), status.toString());

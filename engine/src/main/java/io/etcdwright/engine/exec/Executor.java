@@ -4,6 +4,7 @@ import io.etcdwright.engine.plan.Condition;
 import io.etcdwright.engine.plan.ConditionNotMetException;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.ssh.HostSession;
@@ -25,6 +26,7 @@ import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs a plan: every step whose dependencies have succeeded may start, up to {@code forks} at
@@ -196,6 +198,16 @@ public final class Executor {
         }
 
         @Override
+        public Progress transfer(String what, long totalBytes) {
+            return new Tracked(step, what, Activity.Kind.TRANSFER, totalBytes);
+        }
+
+        @Override
+        public Progress waiting(String what) {
+            return new Tracked(step, what, Activity.Kind.WAIT, -1);
+        }
+
+        @Override
         public void output(String key, String value) {
             outputs.computeIfAbsent(step.id(), k -> new ConcurrentHashMap<>()).put(key, value);
         }
@@ -203,6 +215,57 @@ public final class Executor {
         @Override
         public Optional<String> outputOf(String stepId, String key) {
             return Optional.ofNullable(outputs.getOrDefault(stepId, Map.of()).get(key));
+        }
+    }
+
+    private static final AtomicLong ACTIVITY_IDS = new AtomicLong();
+
+    /** One transfer or wait of a running step, passed on to the progress listener as it moves. */
+    private final class Tracked implements Progress {
+        private final Step step;
+        private final long id = ACTIVITY_IDS.incrementAndGet();
+        private final String what;
+        private final Activity.Kind kind;
+        private final long total;
+        private final long started = System.nanoTime();
+        private volatile long done;
+        private volatile String waitingOn = "";
+        private volatile boolean closed;
+
+        Tracked(Step step, String what, Activity.Kind kind, long total) {
+            this.step = step;
+            this.what = what;
+            this.kind = kind;
+            this.total = total;
+            progress.moving(step, id, snapshot());
+        }
+
+        @Override
+        public void advanced(long bytesSoFar) {
+            done = bytesSoFar;
+            if (!closed) {
+                progress.moving(step, id, snapshot());
+            }
+        }
+
+        @Override
+        public void waitingOn(String reason) {
+            waitingOn = reason == null ? "" : reason;
+            if (!closed) {
+                progress.moving(step, id, snapshot());
+            }
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                progress.ended(step, id, snapshot());
+            }
+        }
+
+        private Activity snapshot() {
+            return new Activity(what, kind, done, total, waitingOn, Duration.ofNanos(System.nanoTime() - started));
         }
     }
 }

@@ -13,6 +13,19 @@ public interface StepContext {
     /** A line of progress detail for the operator (a wait, a retry). */
     void note(String message);
 
+    /**
+     * A transfer the operator can watch: {@code totalBytes} is what will move, or -1 when unknown.
+     * Report the bytes moved with {@link Progress#advanced}; close it when the transfer ends.
+     */
+    default Progress transfer(String what, long totalBytes) {
+        return Progress.NONE;
+    }
+
+    /** A wait the operator can watch (time waited, and what it still waits on); close it when it ends. */
+    default Progress waiting(String what) {
+        return Progress.NONE;
+    }
+
     /** Records a value this step produced (a member id from an add) for the steps after it. */
     void output(String key, String value);
 

@@ -177,7 +177,12 @@ public final class HostSession implements AutoCloseable {
 
     /** As {@link #upload(Path, RemoteFile)}, for a file whose digest the caller already verified. */
     public void upload(Path local, String sha256, RemoteFile file) {
-        try (InputStream in = Files.newInputStream(local)) {
+        upload(local, sha256, file, bytes -> { });
+    }
+
+    /** As {@link #upload(Path, String, RemoteFile)}, telling {@code progress} the bytes sent so far. */
+    public void upload(Path local, String sha256, RemoteFile file, java.util.function.LongConsumer progress) {
+        try (InputStream in = new CountingInputStream(Files.newInputStream(local), progress)) {
             upload(in, sha256, file);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot read " + local + ": " + e.getMessage(), e);

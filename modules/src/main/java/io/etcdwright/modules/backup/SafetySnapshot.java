@@ -16,6 +16,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * A snapshot of the cluster taken on the workstation right before a risky change (a membership
@@ -41,18 +42,19 @@ public final class SafetySnapshot {
      * @throws EtcdAdminException when no member streams a snapshot or its hash does not match;
      *                            nothing is left behind then
      */
-    public static Saved take(Health.Access access, List<String> clientUrls, Path dir, String label, Duration timeout) {
+    public static Saved take(Health.Access access, List<String> clientUrls, Path dir, String label, Duration timeout,
+                             LongConsumer progress) {
         return take(access, clientUrls, dir, label, timeout, member -> { },
-                "nothing was changed (use --no-snapshot to go ahead without one)");
+                "nothing was changed (use --no-snapshot to go ahead without one)", progress);
     }
 
     /**
-     * As above, with {@code first} done on the member the snapshot comes from, before it streams
+     * As above (the bytes received so far told to {@code progress}), with {@code first} done on the member the snapshot comes from, before it streams
      * (a write fence: what that member applied before it, the snapshot holds), and {@code whatToDo}
      * told when it fails.
      */
     public static Saved take(Health.Access access, List<String> clientUrls, Path dir, String label, Duration timeout,
-                             Consumer<MemberRpc> first, String whatToDo) {
+                             Consumer<MemberRpc> first, String whatToDo, LongConsumer progress) {
         if (!label.matches("[a-z0-9-]{1,64}")) {
             throw new IllegalArgumentException("a snapshot label is lowercase letters, digits and '-', got " + label);
         }
@@ -64,7 +66,7 @@ public final class SafetySnapshot {
             SnapshotDownload.Saved saved;
             try (SnapshotMember member = SnapshotMember.find(clientUrls, tls, timeout)) {
                 first.accept(member.rpc());
-                saved = SnapshotDownload.take(member.rpc(), partial, bytes -> { });
+                saved = SnapshotDownload.take(member.rpc(), partial, progress);
             }
             Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
             return new Saved(file, saved.bytes(), saved.sha256());

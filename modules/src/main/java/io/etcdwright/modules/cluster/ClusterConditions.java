@@ -2,6 +2,7 @@ package io.etcdwright.modules.cluster;
 
 import io.etcdwright.engine.plan.Condition;
 import io.etcdwright.engine.plan.ConditionNotMetException;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.membership.ClusterVersion;
@@ -100,7 +101,8 @@ public sealed interface ClusterConditions extends Condition
             long deadline = System.nanoTime() + within.toNanos();
             TlsMaterial tls = access.tls();
             String last = "";
-            try (MemberRpc rpc = MemberRpc.connect(clientUrl, tls, Health.ATTEMPT_TIMEOUT)) {
+            try (MemberRpc rpc = MemberRpc.connect(clientUrl, tls, Health.ATTEMPT_TIMEOUT);
+                 Progress waiting = context.waiting("a write to commit through " + member)) {
                 while (true) {
                     long started = System.nanoTime();
                     try {
@@ -111,6 +113,7 @@ public sealed interface ClusterConditions extends Condition
                     } catch (StatusRuntimeException e) {
                         last = e.getStatus().getCode() + (e.getStatus().getDescription() == null ? ""
                                 : ": " + e.getStatus().getDescription());
+                        waiting.waitingOn(last);
                         if (last.contains("not supported for learner")) {
                             // A learner takes no client writes at all; health already proved it serves.
                             context.note(member + " is a learner: it forwards no writes, so none is tried through it");

@@ -4,6 +4,7 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.ClusterSpec;
 import io.etcdwright.engine.spec.DesiredState;
@@ -305,7 +306,10 @@ public final class ConvergePlanner {
                 .summary("snapshot the cluster to " + dir).reason(label.replace('-', ' ') + "; verified against its sha256")
                 .after(concat(after, pki))
                 .does(ctx -> {
-                    SafetySnapshot.Saved saved = SafetySnapshot.take(access, clientUrls, dir, label, in.timeouts().snapshot());
+                    SafetySnapshot.Saved saved;
+                    try (Progress received = ctx.transfer("snapshot of the cluster", -1)) {
+                        saved = SafetySnapshot.take(access, clientUrls, dir, label, in.timeouts().snapshot(), received::advanced);
+                    }
                     ctx.note(saved.file() + ": " + saved.bytes() + " bytes, sha256 " + saved.sha256());
                     return Outcome.CHANGED;
                 });

@@ -3,6 +3,7 @@ package io.etcdwright.modules.cluster;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.ssh.SshException;
 import io.etcdwright.modules.EtcdLayout;
@@ -203,7 +204,12 @@ final class MembershipSteps {
             String id = added.isPresent() ? added.get() : etcd.members().stream().filter(m -> m.peerUrls().contains(peerUrl)).findFirst()
                     .orElseThrow(() -> new EtcdAdminException(name + " (" + peerUrl + ") is not a member: the add step"
                             + " before this one did not happen; apply again")).id();
-            Promotion outcome = etcd.promoteWhenInSync(id, within);
+            Promotion outcome;
+            try (Progress waiting = ctx.waiting(name + " to catch up as a learner")) {
+                outcome = etcd.promoteWhenInSync(id, within, notYet -> waiting.waitingOn(notYet instanceof Promotion.NotInSync lag
+                        ? "applied index " + lag.learnerIndex() + " of the leader's " + lag.leaderIndex()
+                        : "etcd: " + ((Promotion.Refused) notYet).serverSays()));
+            }
             if (outcome instanceof Promotion.Promoted) {
                 return Outcome.CHANGED;
             }

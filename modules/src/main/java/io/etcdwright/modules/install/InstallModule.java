@@ -33,7 +33,7 @@ public final class InstallModule implements MemberModule {
         // The unit runs the versioned binary (/opt/etcd/vX.Y.Z/etcd), so etcd needs a restart only
         // for another version, not when the links of the version it runs are put right.
         boolean otherVersion = have.etcdVersion().filter(version::equals).isEmpty();
-        return Optional.of(new Change(step.get(), ctx -> InstallSteps.apply(ctx.session(), artifact, source, releases, unpacked),
+        return Optional.of(new Change(step.get(), ctx -> InstallSteps.apply(ctx, artifact, source, releases, unpacked),
                 otherVersion ? Optional.of("binary changed") : Optional.empty(),
                 // Needs the host set up, nothing else: the 22 MB stream is the longest step of a
                 // create, so certificates, config and unit are written while it runs.

@@ -2,7 +2,10 @@ package io.etcdwright.modules.install;
 
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.plan.StepContext;
+import io.etcdwright.engine.ssh.CountingInputStream;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.engine.ssh.RemoteCommand;
@@ -46,22 +49,28 @@ public final class InstallSteps {
      * dir that a later run would mistake for a good one. Reports OK when the release was already
      * unpacked and every link already pointed at it (an earlier, interrupted apply did the work).
      */
-    public static Outcome apply(HostSession session, ReleaseArtifact artifact, Source source, ReleaseCache cache,
+    public static Outcome apply(StepContext ctx, ReleaseArtifact artifact, Source source, ReleaseCache cache,
                                 boolean alreadyUnpacked) {
+        HostSession session = ctx.session();
         String version = artifact.version();
         String dir = EtcdLayout.versionDir(version);
         String host = session.target().name();
         if (!alreadyUnpacked) {
             if (source == Source.PUSH) {
-                ReleaseCache.Verified local = cache.obtain(artifact);
-                try (InputStream in = Files.newInputStream(local.file())) {
+                ReleaseCache.Verified local = cache.obtain(artifact, ctx::transfer);
+                try (Progress sent = ctx.transfer("upload " + artifact.fileName(), Files.size(local.file()));
+                     InputStream in = new CountingInputStream(Files.newInputStream(local.file()), sent::advanced)) {
                     session.run(streamUnpackCommand(version, dir, local.sha256()), in).orThrow(host);
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot read " + local.file() + ": " + e.getMessage(), e);
                 }
             } else {
                 String tarball = EtcdLayout.INSTALL_ROOT + "/.incoming/" + artifact.fileName();
-                session.run(fetchCommand(artifact, tarball)).orThrow(host);
+                // The host downloads it itself: how far it has got is not seen from here, how long it takes is.
+                try (Progress waiting = ctx.waiting("the host to download " + artifact.fileName())) {
+                    waiting.waitingOn(artifact.url());
+                    session.run(fetchCommand(artifact, tarball)).orThrow(host);
+                }
                 session.run(unpackCommand(version, tarball, dir)).orThrow(host);
             }
         }

@@ -1,12 +1,14 @@
 package io.etcdwright.modules.install;
 
+import io.etcdwright.engine.plan.Progress;
+import io.etcdwright.engine.ssh.CountingInputStream;
 import io.etcdwright.engine.ssh.HostSession;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +38,16 @@ public final class ReleaseCache {
 
     /** The verified local tarball and its digest, downloading it if needed. */
     public Verified obtain(ReleaseArtifact artifact) {
+        return obtain(artifact, (what, total) -> Progress.NONE);
+    }
+
+    /** Starts the report of a download: what it is, and its size (-1 when the server does not say). */
+    public interface DownloadProgress {
+        Progress start(String what, long totalBytes);
+    }
+
+    /** As {@link #obtain(ReleaseArtifact)}, showing a download while it runs. */
+    public Verified obtain(ReleaseArtifact artifact, DownloadProgress shown) {
         synchronized (locks.computeIfAbsent(artifact.fileName(), k -> new Object())) {
             Path file = dir.resolve(artifact.fileName());
             Checked done = verified.get(artifact);
@@ -50,7 +62,9 @@ public final class ReleaseCache {
                 Files.createDirectories(dir);
                 Path partial = Files.createTempFile(dir, artifact.fileName(), ".part");
                 try {
-                    try (InputStream in = open(artifact.url())) {
+                    try (Opened opened = open(artifact.url());
+                         Progress progress = shown.start("download " + artifact.fileName(), opened.length());
+                         InputStream in = new CountingInputStream(opened.in(), progress::advanced)) {
                         Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
                     }
                     String actual = digest(partial);
@@ -99,8 +113,8 @@ public final class ReleaseCache {
         String sumsUrl = artifact.checksumsUrl().orElseThrow(() -> new IllegalStateException(
                 "no sha256 for etcd " + artifact.version() + ": set artifacts.sha256 or artifacts.checksumsUrl"));
         String sums;
-        try (InputStream in = open(sumsUrl)) {
-            sums = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try (Opened opened = open(sumsUrl)) {
+            sums = new String(opened.in().readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read checksums " + sumsUrl + ": " + e.getMessage(), e);
         }
@@ -149,10 +163,11 @@ public final class ReleaseCache {
      * waits 300 ms for it (HotSpot's VM_Exit), on every command that downloaded anything.
      * Redirects are followed within the same scheme (GitHub's release downloads: https to https).
      */
-    private static InputStream open(String url) throws IOException {
+    private static Opened open(String url) throws IOException {
         URI uri = URI.create(url);
         if ("file".equals(uri.getScheme())) {
-            return Files.newInputStream(Path.of(uri));
+            Path file = Path.of(uri);
+            return new Opened(Files.newInputStream(file), Files.size(file));
         }
         HttpURLConnection http = (HttpURLConnection) uri.toURL().openConnection();
         http.setInstanceFollowRedirects(true);
@@ -163,7 +178,15 @@ public final class ReleaseCache {
             http.disconnect();
             throw new IOException("HTTP " + status);
         }
-        return http.getInputStream();
+        return new Opened(http.getInputStream(), http.getContentLengthLong());
+    }
+
+    /** A download's stream and its length (-1 when the server does not say). */
+    private record Opened(InputStream in, long length) implements java.io.Closeable {
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
     }
 
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);

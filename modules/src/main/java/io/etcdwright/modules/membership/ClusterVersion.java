@@ -2,6 +2,7 @@ package io.etcdwright.modules.membership;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.StepContext;
 
 import java.io.IOException;
@@ -62,19 +63,22 @@ public final class ClusterVersion {
     public static void await(StepContext ctx, Health.Access access, List<String> clientUrls, String minor, Duration within) {
         long deadline = System.nanoTime() + within.toNanos();
         Optional<String> seen = Optional.empty();
-        while (System.nanoTime() < deadline) {
-            for (String url : clientUrls) {
-                seen = of(access, url, Duration.ofSeconds(2));
-                if (seen.isPresent() && (seen.get().equals(minor) || seen.get().startsWith(minor + "."))) {
-                    ctx.note("cluster version is " + seen.get());
-                    return;
+        try (Progress waiting = ctx.waiting("cluster version " + minor)) {
+            while (System.nanoTime() < deadline) {
+                for (String url : clientUrls) {
+                    seen = of(access, url, Duration.ofSeconds(2));
+                    if (seen.isPresent() && (seen.get().equals(minor) || seen.get().startsWith(minor + "."))) {
+                        ctx.note("cluster version is " + seen.get());
+                        return;
+                    }
                 }
-            }
-            try {
-                Thread.sleep(1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new EtcdAdminException("interrupted", e);
+                waiting.waitingOn("members report " + seen.orElse("nothing"));
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new EtcdAdminException("interrupted", e);
+                }
             }
         }
         throw new EtcdAdminException("the cluster version did not become " + minor + " within " + within.toSeconds() + " s (last"

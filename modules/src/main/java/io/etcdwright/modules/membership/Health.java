@@ -1,5 +1,6 @@
 package io.etcdwright.modules.membership;
 
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.EtcdLayout;
 
@@ -23,7 +24,6 @@ public final class Health {
     /** What one attempt may take, connecting included. */
     public static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration PAUSE = Duration.ofSeconds(1);
-    private static final Duration NOTE_EVERY = Duration.ofSeconds(10);
 
     /**
      * The workstation's way into the cluster: the CA that issued the members' certificates and
@@ -125,36 +125,28 @@ public final class Health {
     /**
      * Waits until every member at {@code clientUrls} answers healthy and the cluster has quorum.
      * Bootstrap needs a quorum of members up before any reports healthy, so the first seconds of
-     * "unhealthy" are normal, not failures; progress is noted about every 10 s.
+     * "unhealthy" are normal, not failures; the wait is shown as it goes, with what it waits on.
      */
     public static void await(StepContext context, Access access, List<String> clientUrls, Duration timeout)
             throws InterruptedException {
-        await(context, access, clientUrls, timeout, NOTE_EVERY);
-    }
-
-    static void await(StepContext context, Access access, List<String> clientUrls, Duration timeout, Duration noteEvery)
-            throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
-        long nextNote = start + noteEvery.toNanos();
         Optional<String> problem;
-        while (true) {
-            // Each attempt gets its full time, even the last: a shortened one would only report
-            // "no answer within 0 ms" instead of what is really wrong.
-            problem = problem(access, clientUrls, ATTEMPT_TIMEOUT);
-            if (problem.isEmpty()) {
-                return;
+        try (Progress waiting = context.waiting(clientUrls.size() + " member(s) to report healthy")) {
+            while (true) {
+                // Each attempt gets its full time, even the last: a shortened one would only report
+                // "no answer within 0 ms" instead of what is really wrong.
+                problem = problem(access, clientUrls, ATTEMPT_TIMEOUT);
+                if (problem.isEmpty()) {
+                    return;
+                }
+                waiting.waitingOn(problem.get());
+                long now = System.nanoTime();
+                if (now >= deadline) {
+                    break;
+                }
+                Thread.sleep(Math.min(PAUSE.toMillis(), Math.max(1, (deadline - now) / 1_000_000)));
             }
-            long now = System.nanoTime();
-            if (now >= deadline) {
-                break;
-            }
-            if (now >= nextNote) {
-                context.note("waited " + Duration.ofNanos(now - start).toSeconds() + " s for " + clientUrls.size()
-                        + " member(s) to report healthy: " + problem.get());
-                nextNote = now + noteEvery.toNanos();
-            }
-            Thread.sleep(Math.min(PAUSE.toMillis(), Math.max(1, (deadline - now) / 1_000_000)));
         }
         throw new IllegalStateException("etcd did not become healthy within " + timeout.toSeconds() + " s: "
                 + problem.get() + "\nLook at 'journalctl -u " + EtcdLayout.UNIT + "' on the hosts of the members named"

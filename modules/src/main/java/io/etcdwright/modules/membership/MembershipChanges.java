@@ -280,15 +280,27 @@ public final class MembershipChanges implements AutoCloseable {
      * {@link Backoff#PROMOTION} says; gives up after {@code within} with the last progress seen.
      */
     public Promotion promoteWhenInSync(String id, Duration within) {
-        return promoteWhenInSync(id, within, Backoff.PROMOTION);
+        return promoteWhenInSync(id, within, Backoff.PROMOTION, outcome -> { });
+    }
+
+    /** As {@link #promoteWhenInSync(String, Duration)}, telling {@code each} every answer that means "not yet". */
+    public Promotion promoteWhenInSync(String id, Duration within, java.util.function.Consumer<Promotion> each) {
+        return promoteWhenInSync(id, within, Backoff.PROMOTION, each);
     }
 
     /** {@link #promoteWhenInSync(String, Duration)} with pauses of one's own. */
     public Promotion promoteWhenInSync(String id, Duration within, Backoff backoff) {
+        return promoteWhenInSync(id, within, backoff, outcome -> { });
+    }
+
+    private Promotion promoteWhenInSync(String id, Duration within, Backoff backoff, java.util.function.Consumer<Promotion> each) {
         long deadline = System.nanoTime() + within.toNanos();
         Duration pause = backoff.first();
         while (true) {
             Promotion outcome = promote(id);
+            if (worthAnotherTry(outcome)) {
+                each.accept(outcome);
+            }
             long left = deadline - System.nanoTime();
             if (!worthAnotherTry(outcome) || left <= 0) {
                 return outcome;

@@ -4,6 +4,7 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
@@ -183,10 +184,10 @@ public final class MinorDowngradePlanner {
                         .after(hostsReady)
                         .does(ctx -> {
                             SnapshotSource source;
-                            try {
+                            try (Progress received = ctx.transfer("snapshot of the fenced cluster", -1)) {
                                 SafetySnapshot.Saved saved = SafetySnapshot.take(access, clientUrls, dir, SNAPSHOT_LABEL,
                                         in.timeouts().snapshot(), WriteFence::raise, "no member was stopped. What to do: see"
-                                                + " 'etcdwright status', then apply again");
+                                                + " 'etcdwright status', then apply again", received::advanced);
                                 source = SnapshotSource.local(saved.file(), dir, Optional.of(down.from()));
                             } catch (RuntimeException e) {
                                 // Nothing will be restored: the cluster takes writes again (or the next apply lifts it).

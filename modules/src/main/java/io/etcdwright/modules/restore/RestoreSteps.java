@@ -6,6 +6,7 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.HostSession;
@@ -69,7 +70,9 @@ final class RestoreSteps {
         if (!present) {
             session.run(RemoteCommand.exec("install", "-d", "-m", "0700", "-o", "root", "-g", "root", "--", STAGING_DIR))
                     .orThrow(host);
-            session.upload(source.file(), source.sha256(), RemoteFile.rootOwned(staged, "0600"));
+            try (Progress sent = ctx.transfer("upload snapshot " + source.file().getFileName(), source.bytes())) {
+                session.upload(source.file(), source.sha256(), RemoteFile.rootOwned(staged, "0600"), sent::advanced);
+            }
         }
         CommandResult read = session.run(tool.status(staged));
         if (read.exitCode() != 0) {

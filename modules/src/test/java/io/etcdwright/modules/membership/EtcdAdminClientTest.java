@@ -145,6 +145,27 @@ class EtcdAdminClientTest {
     /** Collects the progress notes of a step. */
     static final class Notes implements io.etcdwright.engine.plan.StepContext {
         final List<String> notes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<String> waits = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<String> waitingOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public io.etcdwright.engine.plan.Progress waiting(String what) {
+            waits.add(what);
+            return new io.etcdwright.engine.plan.Progress() {
+                @Override
+                public void advanced(long bytesSoFar) {
+                }
+
+                @Override
+                public void waitingOn(String reason) {
+                    waitingOn.add(reason);
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
 
         @Override
         public io.etcdwright.engine.ssh.HostSession session() {
@@ -407,7 +428,7 @@ class EtcdAdminClientTest {
         Notes notes = new Notes();
         long t0h = System.nanoTime();
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> Health.await(notes, access, endpoints, Duration.ofSeconds(3), Duration.ofSeconds(1)));
+                () -> Health.await(notes, access, endpoints, Duration.ofSeconds(3)));
         Duration waited = Duration.ofNanos(System.nanoTime() - t0h);
         assertTrue(waited.compareTo(Duration.ofSeconds(3)) >= 0 && waited.compareTo(Duration.ofSeconds(3).plus(Health.ATTEMPT_TIMEOUT)
                 .plus(SLACK)) < 0, "waited " + waited);
@@ -415,8 +436,9 @@ class EtcdAdminClientTest {
                 && e.getMessage().contains(cluster.node(victim).clientUrl())
                 && e.getMessage().contains("connection refused")
                 && e.getMessage().contains("journalctl -u etcd.service"), e.getMessage());
-        assertFalse(notes.notes.isEmpty(), "progress is noted while waiting");
-        assertTrue(notes.notes.get(0).contains(cluster.node(victim).clientUrl()), notes.notes.toString());
+        assertEquals(List.of(endpoints.size() + " member(s) to report healthy"), notes.waits, "the wait is shown while it runs");
+        assertFalse(notes.waitingOn.isEmpty(), "what it waits on is shown");
+        assertTrue(notes.waitingOn.get(0).contains(cluster.node(victim).clientUrl()), notes.waitingOn.toString());
         // A restart of another member is refused while this one is down.
         String leaderUrl = status.leader().orElseThrow().clientUrls().get(0);
         List<String> others = endpoints.stream().filter(u -> !u.equals(leaderUrl)).toList();
