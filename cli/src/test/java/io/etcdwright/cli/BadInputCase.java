@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * # why this input must be refused (comments start with #)
- * broken: inventory | spec | plan   which file the body replaces (the other is a valid default)
+ * broken: inventory | ini | spec | plan   which file the body replaces (the other is a valid default);
+ *                                   ini: the inventory as an INI file, hosts.ini
  * at: 4:21                          line:column of the error in the broken file (* matches any number)
  * field: all.hosts.h1.ansible_port  the field named in the error; - for a problem of the whole file;
  *                                   a.b.* for any field under a.b (keys with odd characters); * for any or none
@@ -40,7 +41,8 @@ import java.util.regex.Pattern;
 record BadInputCase(String id, Broken broken, Broken reportedIn, String at, String field, String message, String given,
                     List<String> setup, String body) {
 
-    enum Broken { inventory, spec, plan }
+    /** ini: the inventory, written as an INI file (hosts.ini) instead of YAML; the body is the whole of it. */
+    enum Broken { inventory, ini, spec, plan }
 
     private static final Pattern MACRO = Pattern.compile("@REPEAT\\((.*?),(\\d+)\\)@|@HEX\\(([0-9a-fA-F ]*)\\)@");
 

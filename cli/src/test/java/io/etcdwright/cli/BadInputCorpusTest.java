@@ -155,13 +155,16 @@ class BadInputCorpusTest {
 
     private static void check(BadInputCase c) throws IOException {
         Path dir = Files.createDirectories(work.resolve(c.id().replace('/', '_')));
-        Path inventory = dir.resolve("hosts.yaml");
+        boolean ini = c.broken() == BadInputCase.Broken.ini;
+        Path inventory = dir.resolve(ini ? "hosts.ini" : "hosts.yaml");
         Path spec = dir.resolve("cluster.yaml");
         Path plan = dir.resolve("saved.plan");
-        Files.writeString(inventory, expand(DEFAULT_INVENTORY, dir, inventory, spec));
+        if (!ini) {
+            Files.writeString(inventory, expand(DEFAULT_INVENTORY, dir, inventory, spec));
+        }
         Files.writeString(spec, DEFAULT_SPEC);
         Path broken = switch (c.broken()) {
-            case inventory -> inventory;
+            case inventory, ini -> inventory;
             case spec -> spec;
             case plan -> plan;
         };
@@ -186,7 +189,7 @@ class BadInputCorpusTest {
         }
         drainConnections();
         Path reportedIn = switch (c.reportedIn()) {
-            case inventory -> inventory;
+            case inventory, ini -> inventory;
             case spec -> spec;
             case plan -> plan;
         };
@@ -237,7 +240,7 @@ class BadInputCorpusTest {
         List<String[]> commands = new ArrayList<>();
         commands.add(new String[]{"validate", "-i", i, "-f", f});
         commands.add(concat(new String[]{"facts", "-i", i, "-f", f}, HOST_OPTIONS));
-        if (c.broken() == BadInputCase.Broken.inventory && c.reportedIn() == BadInputCase.Broken.inventory) {
+        if (c.broken() == c.reportedIn() && (c.broken() == BadInputCase.Broken.inventory || c.broken() == BadInputCase.Broken.ini)) {
             // facts also runs on an inventory alone; a clash with the spec is only seen with -f.
             commands.add(concat(new String[]{"facts", "-i", i}, HOST_OPTIONS));
         }
