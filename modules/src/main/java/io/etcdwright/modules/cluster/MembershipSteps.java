@@ -122,7 +122,7 @@ final class MembershipSteps {
                 }
                 step = Step.on(host, "service", "join").kind(ChangeKind.ACTION)
                         .summary("start etcd, joining the running cluster").reason("initial-cluster-state existing")
-                        .after(waitFor).does(ctx -> ServiceSteps.startAndWait(ctx.session(), timeouts.restart()));
+                        .after(waitFor).does(ctx -> ServiceSteps.startAndWait(ctx, timeouts.restart()));
             } else if (change instanceof Change.Promote promote) {
                 String name = promote.member().name();
                 String peerUrl = promote.member().peerUrl();
@@ -171,7 +171,7 @@ final class MembershipSteps {
                 .after(after)
                 .does(ctx -> {
                     try {
-                        Outcome outcome = ServiceSteps.stopAndDisable(ctx.session(), within);
+                        Outcome outcome = ServiceSteps.stopAndDisable(ctx, within);
                         // Its backup timer would fail at every tick against a stopped member.
                         if (BackupScheduleModule.removeAll(ctx.session()) == Outcome.CHANGED) {
                             outcome = Outcome.CHANGED;
@@ -245,7 +245,7 @@ final class MembershipSteps {
                     + " (" + voterHere.get().id() + ") still has its peer URL " + peerUrl + "; it must be removed first."
                     + " Nothing was changed; apply again");
         }
-        Outcome stopped = ServiceSteps.stop(ctx.session(), within);
+        Outcome stopped = ServiceSteps.stop(ctx, within);
         Outcome moved = DataDirWipe.moveAside(ctx.session(), dataDir, "before-join-" + Instant.now().getEpochSecond());
         return stopped == Outcome.CHANGED || moved == Outcome.CHANGED ? Outcome.CHANGED : Outcome.OK;
     }

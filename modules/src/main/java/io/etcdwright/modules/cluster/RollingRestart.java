@@ -65,7 +65,7 @@ final class RollingRestart {
         if (c.members().size() > 1) {
             handOffIfLeading(ctx, c, self, restartedBefore);
         }
-        return ServiceSteps.restart(ctx.session(), c.timeouts().restart());
+        return ServiceSteps.restart(ctx, c.timeouts().restart());
     }
 
     /** Asked now, not when planned: leadership may have moved since. */

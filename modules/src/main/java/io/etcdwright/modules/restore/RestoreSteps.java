@@ -114,7 +114,7 @@ final class RestoreSteps {
         if (!noted) {
             session.upload(stopping.render(), RemoteFile.rootOwned(markerPath, "0600"));
         }
-        Outcome stopped = ServiceSteps.stop(session, timeout);
+        Outcome stopped = ServiceSteps.stop(ctx, timeout);
         return noted ? stopped : Outcome.CHANGED;
     }
 

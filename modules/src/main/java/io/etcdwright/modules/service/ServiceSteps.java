@@ -1,6 +1,8 @@
 package io.etcdwright.modules.service;
 
 import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.Progress;
+import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteCommand;
@@ -42,8 +44,13 @@ public final class ServiceSteps {
      * leaving the promotion after it to wait for a learner that never came. OK when it runs
      * already (an apply stopped after this step).
      */
-    public static Outcome startAndWait(HostSession session, Duration within) {
-        CommandResult started = session.run(START_AND_WAIT, within);
+    public static Outcome startAndWait(StepContext ctx, Duration within) {
+        HostSession session = ctx.session();
+        CommandResult started;
+        try (Progress waiting = ctx.waiting("etcd to start and join")) {
+            waiting.waitingOn("systemctl start " + EtcdLayout.UNIT);
+            started = session.run(START_AND_WAIT, within);
+        }
         if (started.exitCode() != 0) {
             CommandResult journal = session.run(JOURNAL_TAIL);
             throw new IllegalStateException(session.target().name() + ": etcd did not start (systemctl start: "
@@ -57,8 +64,13 @@ public final class ServiceSteps {
      * loop (a unit waiting to be restarted by Restart=on-failure), which a plain look at
      * "active" would miss.
      */
-    public static Outcome stop(HostSession session, Duration within) {
-        CommandResult stopped = session.run(STOP, within);
+    public static Outcome stop(StepContext ctx, Duration within) {
+        HostSession session = ctx.session();
+        CommandResult stopped;
+        try (Progress waiting = ctx.waiting("etcd to stop")) {
+            waiting.waitingOn("systemctl stop " + EtcdLayout.UNIT);
+            stopped = session.run(STOP, within);
+        }
         stopped.orThrow(session.target().name());
         return stopped.stdout().strip().equals(NOT_RUNNING) ? Outcome.OK : Outcome.CHANGED;
     }
@@ -68,8 +80,13 @@ public final class ServiceSteps {
      * whose member was removed, whose etcd would otherwise be restarted against its old data for
      * as long as the host runs. The data stays. OK when it was stopped and disabled already.
      */
-    public static Outcome stopAndDisable(HostSession session, Duration within) {
-        CommandResult result = session.run(STOP_AND_DISABLE, within).orThrow(session.target().name());
+    public static Outcome stopAndDisable(StepContext ctx, Duration within) {
+        HostSession session = ctx.session();
+        CommandResult result;
+        try (Progress waiting = ctx.waiting("etcd to stop")) {
+            waiting.waitingOn("systemctl stop " + EtcdLayout.UNIT);
+            result = session.run(STOP_AND_DISABLE, within).orThrow(session.target().name());
+        }
         return result.stdout().isBlank() ? Outcome.OK : Outcome.CHANGED;
     }
 
@@ -77,8 +94,12 @@ public final class ServiceSteps {
      * Restarts etcd and waits until systemd reports it started (etcd notifies once it serves).
      * Whether that is safe (every other member healthy) is the step's precondition, checked before.
      */
-    public static Outcome restart(HostSession session, Duration timeout) {
-        session.run(RESTART, timeout).orThrow(session.target().name());
+    public static Outcome restart(StepContext ctx, Duration timeout) {
+        HostSession session = ctx.session();
+        try (Progress waiting = ctx.waiting("etcd to restart")) {
+            waiting.waitingOn("systemctl restart " + EtcdLayout.UNIT);
+            session.run(RESTART, timeout).orThrow(session.target().name());
+        }
         return Outcome.CHANGED;
     }
 
