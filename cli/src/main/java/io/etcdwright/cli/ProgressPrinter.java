@@ -167,7 +167,7 @@ final class ProgressPrinter implements ProgressListener {
         }
         String status = String.join(" | ", parts);
         if (status.length() > width - 1) {
-            status = status.substring(0, Math.max(0, width - 2)) + "…";
+            status = status.substring(0, Math.max(0, width - 2)) + "...";
         }
         out.print(ERASE_LINE + status);
         statusDrawn = !status.isEmpty();
