@@ -78,7 +78,8 @@ final class ApplyCommand implements Callable<Integer> {
             input.spec = specFile;
         }
         try (ClusterRun run = ClusterRun.open(input, connection)) {
-            Plan plan = PlanCommand.make(run, !noSnapshot, allowDowntime, waits.timeouts());
+            Plan plan = PlanCommand.make(run, !noSnapshot, allowDowntime, waits.timeouts(),
+                    saved == null ? java.util.Optional.empty() : saved.bootstrapToken());
             if (saved != null) {
                 String stale = saved.stalenessAgainst(plan);
                 if (stale != null) {

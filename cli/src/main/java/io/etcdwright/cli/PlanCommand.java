@@ -99,7 +99,13 @@ final class PlanCommand implements Callable<Integer> {
     }
 
     static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts) {
-        return plan(run.desired, run.layout, run.gather(), snapshot, allowDowntime, timeouts, true);
+        return make(run, snapshot, allowDowntime, timeouts, Optional.empty());
+    }
+
+    /** As {@link #make(ClusterRun, boolean, boolean, ConvergePlanner.Timeouts)}, a new cluster bootstrapping with {@code token}. */
+    static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts,
+                     Optional<String> newClusterToken) {
+        return plan(run.desired, run.layout, run.gather(), snapshot, allowDowntime, timeouts, true, newClusterToken);
     }
 
     /**
@@ -110,6 +116,12 @@ final class PlanCommand implements Callable<Integer> {
      */
     static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
                      boolean allowDowntime, ConvergePlanner.Timeouts timeouts, boolean askReleaseSource) {
+        return plan(desired, layout, facts, snapshot, allowDowntime, timeouts, askReleaseSource, Optional.empty());
+    }
+
+    static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
+                     boolean allowDowntime, ConvergePlanner.Timeouts timeouts, boolean askReleaseSource,
+                     Optional<String> newClusterToken) {
         ClusterPki pki = Pkis.of(desired);
         Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(desired.spec().name())) : Optional.empty();
         ReleaseCache releases = new ReleaseCache(EtcdwrightHome.releaseCache());
@@ -117,7 +129,8 @@ final class PlanCommand implements Callable<Integer> {
                 releases, facts.cluster(), snapshots,
                 new PendingStops(EtcdwrightHome.removedHostsDir(desired.spec().name())), timeouts, java.time.Instant.now(),
                 new ConvergePlanner.VersionOptions(allowDowntime,
-                        askReleaseSource ? offers(desired, facts, releases) : VersionChange.PatchOffers.NONE)));
+                        askReleaseSource ? offers(desired, facts, releases) : VersionChange.PatchOffers.NONE))
+                .withNewClusterToken(newClusterToken));
     }
 
     /**

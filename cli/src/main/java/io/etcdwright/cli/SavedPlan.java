@@ -17,6 +17,8 @@ import io.etcdwright.engine.source.Location;
 import io.etcdwright.engine.source.Problem;
 import io.etcdwright.engine.source.Quoted;
 import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.config.EtcdConfigFile;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +36,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A plan saved with {@code plan --out}: what it would do, the inputs it came from (by digest) and
@@ -41,12 +44,23 @@ import java.util.Map;
  * re-plans; if anything differs, the saved plan is stale and is refused, as Terraform does.
  */
 record SavedPlan(Path inventory, String inventorySha256, Path spec, String specSha256, String fingerprint,
-                 List<String> lines) {
+                 List<String> lines, Optional<String> bootstrapToken) {
     static final int FORMAT = 1;
 
     static SavedPlan of(Path inventory, Path spec, Plan plan) {
         return new SavedPlan(inventory.toAbsolutePath(), digest(inventory), spec.toAbsolutePath(), digest(spec),
-                plan.fingerprint(), plan.steps().stream().map(s -> s.target() + ": " + s.line()).toList());
+                plan.fingerprint(), plan.steps().stream().map(s -> s.target() + ": " + s.line()).toList(), bootstrapTokenOf(plan));
+    }
+
+    /**
+     * The token a plan that bootstraps a new cluster writes into the members' config files: chosen
+     * at random by each plan, so it is kept with the saved plan for its apply to plan the same.
+     */
+    private static Optional<String> bootstrapTokenOf(Plan plan) {
+        return plan.steps().stream().flatMap(s -> s.diff().stream())
+                .filter(d -> d.path().equals(EtcdLayout.CONFIG_FILE))
+                .flatMap(d -> EtcdConfigFile.tokenIn(d.after()).stream())
+                .findFirst();
     }
 
     void write(Path file) {
@@ -59,6 +73,7 @@ record SavedPlan(Path inventory, String inventorySha256, Path spec, String specS
         doc.put("spec_sha256", specSha256);
         doc.put("fingerprint", fingerprint);
         doc.put("steps", lines);
+        bootstrapToken.ifPresent(token -> doc.put("bootstrap_token", token));
         try {
             Files.writeString(file, Json.write(doc) + "\n");
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
@@ -114,7 +129,12 @@ record SavedPlan(Path inventory, String inventorySha256, Path spec, String specS
         Path specPath = existing(file, at, spec, "spec", "desired state");
         unchanged(file, at, inventoryPath, "inventory", inventorySha256, "inventory_sha256");
         unchanged(file, at, specPath, "desired state", specSha256, "spec_sha256");
-        return new SavedPlan(inventoryPath, inventorySha256, specPath, specSha256, fingerprint, lines);
+        Optional<String> bootstrapToken = doc.path("bootstrap_token").isTextual()
+                ? Optional.of(doc.path("bootstrap_token").textValue()) : Optional.empty();
+        if (bootstrapToken.isPresent() && !bootstrapToken.get().matches("[A-Za-z0-9][A-Za-z0-9.-]{0,99}")) {
+            throw problem(file, at, "bootstrap_token", "must be a cluster token as etcdwright writes them (letters, digits, '.', '-')");
+        }
+        return new SavedPlan(inventoryPath, inventorySha256, specPath, specSha256, fingerprint, lines, bootstrapToken);
     }
 
     /**

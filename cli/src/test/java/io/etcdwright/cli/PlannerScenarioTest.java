@@ -126,6 +126,26 @@ class PlannerScenarioTest {
         }
     }
 
+    /**
+     * A new cluster's token is random per plan, so a plan saved with 'plan --out' keeps the one it
+     * shows, and its apply plans again with it: otherwise every saved create would be stale.
+     */
+    @Test
+    void aSavedCreateKeepsItsBootstrapTokenSoItsApplyPlansTheSame() {
+        Scenario fresh = new Scenario("fresh", "three").withPki(Pki.NONE);
+        Plan first = plan(fresh);
+        assertNotEquals(first.fingerprint(), plan(fresh).fingerprint(), "each plan of a new cluster draws its own token");
+        SavedPlan saved = SavedPlan.of(PlannerScenarios.DIR.resolve("inventory.yaml"), PlannerScenarios.DIR.resolve("three.yaml"), first);
+        String token = saved.bootstrapToken().orElseThrow();
+        assertTrue(token.startsWith("scn-"), token);
+        Plan again = scenarios.plan(fresh, Optional.of(token));
+        assertEquals(first.fingerprint(), again.fingerprint());
+        assertNull(saved.stalenessAgainst(again));
+        // A running cluster's token is its own, whatever a saved plan says.
+        assertEquals(plan(new Scenario("converged", "three")).fingerprint(),
+                scenarios.plan(new Scenario("converged", "three"), Optional.of("scn-000000000000")).fingerprint());
+    }
+
     // ---- converged, and each kind of drift ----
 
     @Test

@@ -100,6 +100,16 @@ final class PlannerScenarios {
     }
 
     private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot) {
+        return plan(s, inventory, versions, snapshot, Optional.empty());
+    }
+
+    /** As {@link #plan(Scenario)}, a new cluster bootstrapping with {@code token} (a saved plan's). */
+    Plan plan(Scenario s, Optional<String> newClusterToken) {
+        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, newClusterToken);
+    }
+
+    private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot,
+                      Optional<String> newClusterToken) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
@@ -111,7 +121,8 @@ final class PlannerScenarios {
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, byHost, facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
-                new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions));
+                new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions)
+                .withNewClusterToken(newClusterToken));
     }
 
     /**

@@ -289,13 +289,7 @@ final class WriteLoad implements AutoCloseable {
     /** One member's own store (a serializable read): each acknowledged key there, at its acknowledged revision. */
     private static Map<String, String> memberProblems(Client one, URI member, Acks load) throws Exception {
         Map<String, String> problems = new LinkedHashMap<>();
-        Map<String, Long> stored = new HashMap<>();
-        GetResponse all = one.getKVClient()
-                .get(bytes(load.prefix()), GetOption.builder().isPrefix(true).withSerializable(true).build())
-                .get(30, TimeUnit.SECONDS);
-        for (KeyValue kv : all.getKvs()) {
-            stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
-        }
+        Map<String, Long> stored = storedRevisions(one, load.prefix(), true);
         for (Ack ack : load.acks()) {
             Long at = stored.get(ack.key());
             if (at == null) {
@@ -329,6 +323,33 @@ final class WriteLoad implements AutoCloseable {
         return new Report(load, problems, hashes, List.of());
     }
 
+    /** Keys per page: a long run's keys and values outgrow one gRPC message (4 MiB) read at once. */
+    private static final long PAGE = 5_000;
+
+    /**
+     * Every key under {@code prefix} with its mod revision, read in pages of keys only. The writers
+     * have stopped when this runs, so pages read at different revisions see the same keys.
+     */
+    private static Map<String, Long> storedRevisions(Client c, String prefix, boolean serializable) throws Exception {
+        Map<String, Long> stored = new HashMap<>();
+        // The prefix ends in '/': the first key after everything under it ends in '0' instead.
+        ByteSequence end = bytes(prefix.substring(0, prefix.length() - 1) + (char) (prefix.charAt(prefix.length() - 1) + 1));
+        String from = prefix;
+        while (true) {
+            GetResponse page = c.getKVClient().get(bytes(from), GetOption.builder().withRange(end).withKeysOnly(true)
+                    .withSerializable(serializable).withLimit(PAGE).build()).get(30, TimeUnit.SECONDS);
+            String last = null;
+            for (KeyValue kv : page.getKvs()) {
+                last = kv.getKey().toString(StandardCharsets.UTF_8);
+                stored.put(last, kv.getModRevision());
+            }
+            if (!page.isMore() || last == null) {
+                return stored;
+            }
+            from = last + "\0";
+        }
+    }
+
     /**
      * One linearizable read through the cluster (it goes past the leader's commit index, so it
      * cannot be served from a member that fell behind), checked like each member's own store.
@@ -336,12 +357,7 @@ final class WriteLoad implements AutoCloseable {
     private static Map<String, String> linearizableProblems(Map<String, String> clientEnv, Acks load) {
         Map<String, String> problems = new LinkedHashMap<>();
         try (Client c = client(clientEnv, endpoints(clientEnv))) {
-            Map<String, Long> stored = new HashMap<>();
-            GetResponse all = c.getKVClient().get(bytes(load.prefix()), GetOption.builder().isPrefix(true).build())
-                    .get(30, TimeUnit.SECONDS);
-            for (KeyValue kv : all.getKvs()) {
-                stored.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getModRevision());
-            }
+            Map<String, Long> stored = storedRevisions(c, load.prefix(), false);
             for (Ack ack : load.acks()) {
                 Long at = stored.get(ack.key());
                 if (at == null || at != ack.revision()) {

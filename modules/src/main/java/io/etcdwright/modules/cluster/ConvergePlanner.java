@@ -79,10 +79,29 @@ public final class ConvergePlanner {
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                          Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
                          Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
-                         Timeouts timeouts, java.time.Instant now, VersionOptions versions) {
+                         Timeouts timeouts, java.time.Instant now, VersionOptions versions,
+                         Optional<String> newClusterToken) {
         public Inputs {
             facts = Map.copyOf(facts);
             unreachable = Map.copyOf(unreachable);
+        }
+
+        public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                      Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
+                      Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
+                      Timeouts timeouts, java.time.Instant now, VersionOptions versions) {
+            this(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts, now,
+                    versions, Optional.empty());
+        }
+
+        /**
+         * The same, bootstrapping a new cluster with {@code token} instead of a new random one: a plan
+         * saved with 'plan --out' is applied only if planning again gives the same plan, so it must
+         * name the same token it showed.
+         */
+        public Inputs withNewClusterToken(Optional<String> token) {
+            return new Inputs(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
+                    now, versions, token);
         }
 
         public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
@@ -95,7 +114,7 @@ public final class ConvergePlanner {
 
         Inputs withDesired(DesiredState other) {
             return new Inputs(other, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
-                    now, versions);
+                    now, versions, newClusterToken);
         }
 
         /** Planned now. */
@@ -244,7 +263,7 @@ public final class ConvergePlanner {
      */
     private Map<String, Prepared> prepareHosts(List<Step> pki, List<Step> gate, Map<String, List<EtcdConfigFile.Peer>> joiners,
                                                List<MemberModule> after) {
-        String token = existingToken(in).orElseGet(() -> spec.name() + "-" + randomHex());
+        String token = existingToken(in).or(in::newClusterToken).orElseGet(() -> spec.name() + "-" + randomHex());
         List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
                 .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
         return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki, gate,
