@@ -183,6 +183,9 @@ public final class ClusterImport {
         if (!why.isEmpty()) {
             throw new Refused(why);
         }
+        // In the inventory's order, as an operator lists hosts (etcd lists members by id).
+        List<String> listedHosts = members;
+        members = readings.stream().map(r -> r.inventory().host()).filter(listedHosts::contains).toList();
         HostReading first = readings.get(0);
         ForeignMember m = first.member();
         List<String> notes = new ArrayList<>();
