@@ -3,6 +3,7 @@ package io.etcdwright.cli;
 import io.etcdwright.engine.inventory.Inventory;
 import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.inventory.InventoryLoader;
+import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.spec.Pki;
 import io.etcdwright.engine.ssh.SshConnections;
@@ -72,6 +73,11 @@ final class ImportCommand implements Callable<Integer> {
     @Option(names = "--checksums-url", paramLabel = "URL", description = "artifacts.checksumsUrl of the written spec.")
     String checksumsUrl;
 
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json",
+            description = "text: the spec (without --out) on stdout, what was done on stderr; json: one document on stdout,"
+                    + " the spec in it (default: ${DEFAULT-VALUE}).")
+    OutputFormat output;
+
     @Mixin
     ConnectionOptions connection;
 
@@ -87,22 +93,54 @@ final class ImportCommand implements Callable<Integer> {
         }
         Inventory inventory = InventoryLoader.load(inventoryFile);
         List<InventoryHost> hosts = hosts(inventory);
+        List<String> notes = new ArrayList<>();
         try {
-            ClusterImport.Result result = importCluster(inventory, hosts, err);
-            write(result.specYaml(), stdout);
+            ClusterImport.Result result = importCluster(inventory, hosts, notes);
+            notes.addAll(result.notes());
+            write(result.specYaml(), output == OutputFormat.text ? stdout : null);
+            Path pkiDir = EtcdwrightHome.pkiDir(result.clusterName());
+            if (output == OutputFormat.json) {
+                stdout.println(Json.write(document(Optional.of(result), Optional.ofNullable(out), Optional.of(pkiDir), notes,
+                        List.of())));
+                return Main.OK;
+            }
             err.println("Imported cluster " + result.clusterName() + ": " + result.members().size() + " member"
                     + (result.members().size() == 1 ? "" : "s") + " (" + String.join(", ", result.members()) + "), etcd "
                     + result.version() + ", data in " + result.dataDir() + " (kept where it is).");
-            err.println("CA imported into " + EtcdwrightHome.pkiDir(result.clusterName()) + " (the key 0600; it stays on the workstation).");
-            result.notes().forEach(n -> err.println("note: " + n));
+            err.println("CA imported into " + pkiDir + " (the key 0600; it stays on the workstation).");
+            notes.forEach(n -> err.println("note: " + n));
             err.println("Next: etcdwright plan -i " + inventoryFile + " -f " + (out == null ? "SPEC" : out)
                     + " shows the move onto etcdwright's layout: files side by side, then one member restarted at a time.");
             return Main.OK;
         } catch (ClusterImport.Refused refused) {
+            if (output == OutputFormat.json) {
+                stdout.println(Json.write(document(Optional.empty(), Optional.empty(), Optional.empty(), notes, refused.reasons())));
+            }
             refused.reasons().forEach(r -> err.println("error: " + r));
             err.println("Nothing was imported and no host was changed.");
             return Main.ERROR;
         }
+    }
+
+    /**
+     * {@code -o json} (schemas/import.schema.json): whether it was imported, the spec and where it
+     * went, the members, and what the operator should know or fix. Never key material.
+     */
+    static Map<String, Object> document(Optional<ClusterImport.Result> result, Optional<Path> specFile, Optional<Path> pkiDir,
+                                        List<String> notes, List<String> refusals) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("version", 1);
+        doc.put("imported", result.isPresent());
+        doc.put("cluster", result.map(ClusterImport.Result::clusterName).orElse(null));
+        doc.put("spec_file", specFile.map(Path::toString).orElse(null));
+        doc.put("spec", result.map(ClusterImport.Result::specYaml).orElse(null));
+        doc.put("members", result.map(ClusterImport.Result::members).orElse(List.of()));
+        doc.put("etcd_version", result.map(ClusterImport.Result::version).orElse(null));
+        doc.put("data_dir", result.map(ClusterImport.Result::dataDir).orElse(null));
+        doc.put("pki_dir", pkiDir.map(Path::toString).orElse(null));
+        doc.put("notes", List.copyOf(notes));
+        doc.put("refusals", List.copyOf(refusals));
+        return doc;
     }
 
     private List<InventoryHost> hosts(Inventory inventory) {
@@ -120,7 +158,7 @@ final class ImportCommand implements Callable<Integer> {
         return hosts;
     }
 
-    private ClusterImport.Result importCluster(Inventory inventory, List<InventoryHost> hosts, PrintWriter err) {
+    private ClusterImport.Result importCluster(Inventory inventory, List<InventoryHost> hosts, List<String> notes) {
         List<ClusterImport.HostReading> readings = new ArrayList<>();
         Map<String, ForeignHost.Reading> raw = new LinkedHashMap<>();
         try (SshConnections connections = Hosts.connect(inventory, connection)) {
@@ -165,7 +203,7 @@ final class ImportCommand implements Callable<Integer> {
                 String path = raw.get(on.get()).caKeyPath().get();
                 keyPem = readers.get(on.get()).readSecret(path);
                 keySource = on.get() + ":" + path;
-                err.println("note: the CA key is on host " + on.get() + " (" + path + "): etcdwright keeps CA keys off hosts;"
+                notes.add("the CA key is on host " + on.get() + " (" + path + "): etcdwright keeps CA keys off hosts;"
                         + " once the import is done and a copy is safe, remove it there");
             }
             CertificateAuthority ca = CertificateAuthority.of(caPem, caSource, keyPem, keySource, Clock.systemUTC());
@@ -196,7 +234,7 @@ final class ImportCommand implements Callable<Integer> {
         }
     }
 
-    /** The spec, checked as plan would load it, then written where the operator asked (or printed). */
+    /** The spec, checked as plan would load it, then written where the operator asked (or printed, when {@code stdout} is given). */
     private void write(String yaml, PrintWriter stdout) {
         try {
             Path dir = out == null ? Path.of(System.getProperty("java.io.tmpdir")) : out.toAbsolutePath().getParent();
@@ -205,7 +243,9 @@ final class ImportCommand implements Callable<Integer> {
                 Files.writeString(tmp, yaml, StandardOpenOption.TRUNCATE_EXISTING);
                 DesiredStateLoader.load(inventoryFile, tmp);
                 if (out == null) {
-                    stdout.print(yaml);
+                    if (stdout != null) {
+                        stdout.print(yaml);
+                    }
                 } else {
                     Files.move(tmp, out);
                 }

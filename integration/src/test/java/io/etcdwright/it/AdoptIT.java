@@ -92,7 +92,7 @@ class AdoptIT {
         assertTrue(written.contains("metrics: 2381"), written);
         assertTrue(written.contains("heartbeat-interval: 100") && written.contains("snapshot-count: 10000"), written);
         assertTrue(written.contains("hosts:\n  - h1\n  - h2\n  - h3\n"), written);
-        assertTrue(imported.err().contains("/etc/kubernetes/pki/etcd/ca.key"), imported.all());
+        assertTrue(imported.err().contains("note: the CA key is on host h1 (/etc/kubernetes/pki/etcd/ca.key)"), imported.all());
         caImported("adopted-kubeadm", imported);
 
         checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
@@ -118,9 +118,14 @@ class AdoptIT {
         Map<String, String> idsBefore = memberIds(1, "/etc/etcd/pki", "/opt/bin/etcdctl");
         put(1, "/etc/etcd/pki", "/opt/bin/etcdctl", "written-before-import", "by-hand");
         Path spec = home.resolve("etcdadm.yaml");
-        Cli.Run imported = importCluster(spec, "--limit", "h1");
+        Cli.Run imported = importCluster(spec, "--limit", "h1", "-o", "json");
         assertEquals(0, imported.exitCode(), imported.all());
+        JsonNode doc = new ObjectMapper().readTree(imported.out());
+        assertTrue(doc.get("imported").asBoolean(), imported.out());
+        assertEquals(List.of("h1"), List.of(doc.get("members").get(0).asText()));
+        assertTrue(doc.get("notes").toString().contains("/etc/etcd/pki/ca.key"), imported.out());
         String written = Files.readString(spec);
+        assertEquals(written, doc.get("spec").asText());
         assertTrue(written.contains("name: etcdadm-7d3f1a") && written.contains("version: 3.4.23"), written);
         caImported("etcdadm-7d3f1a", imported);
         checkPlanTouchesNoDataAndRollsOneAtATime(spec, 1);
