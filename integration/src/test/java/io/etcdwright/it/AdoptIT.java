@@ -78,9 +78,7 @@ class AdoptIT {
     @Test
     void aThreeMemberClusterOfPlainSystemdUnitsWithFlagsIsAdoptedUnderWrites() throws Exception {
         // kubeadm's external etcd layout (/etc/kubernetes/pki/etcd, CA key beside the CA), flags in the unit.
-        handmade("kubeadm", 3, "3.5.16", "adopted-kubeadm");
-        Map<String, String> idsBefore = memberIds(1, "/etc/kubernetes/pki/etcd", "/usr/local/bin/etcdctl");
-        put(1, "/etc/kubernetes/pki/etcd", "/usr/local/bin/etcdctl", "written-before-import", "by-hand");
+        Map<String, String> idsBefore = handmade("kubeadm", 3, "3.5.16", "adopted-kubeadm");
 
         Path spec = home.resolve("kubeadm.yaml");
         Cli.Run imported = importCluster(spec);
@@ -101,8 +99,7 @@ class AdoptIT {
         try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("adopt-kubeadm.acks"))) {
             load.awaitMore(200, Duration.ofSeconds(60));
             long started = System.nanoTime();
-            Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
-            assertEquals(0, apply.exitCode(), apply.all());
+            applied(spec);
             System.out.println("[adopt kubeadm] apply took " + (System.nanoTime() - started) / 1_000_000 + " ms");
             load.awaitMore(100, Duration.ofSeconds(30));
             WriteLoad.Report report = WriteLoad.checkNothingLost(env, load.stop(), "adopt a plain systemd cluster", 3);
@@ -114,9 +111,7 @@ class AdoptIT {
     @Test
     void anEtcdadmMemberWithItsEnvironmentFileIsAdopted() throws Exception {
         // etcdadm's layout: /etc/etcd/etcd.env, /opt/bin/etcd, /etc/etcd/pki (where etcdwright's certificates go too), 3.4.
-        handmade("etcdadm", 1, "3.4.23", "etcdadm-7d3f1a");
-        Map<String, String> idsBefore = memberIds(1, "/etc/etcd/pki", "/opt/bin/etcdctl");
-        put(1, "/etc/etcd/pki", "/opt/bin/etcdctl", "written-before-import", "by-hand");
+        Map<String, String> idsBefore = handmade("etcdadm", 1, "3.4.23", "etcdadm-7d3f1a");
         Path spec = home.resolve("etcdadm.yaml");
         Cli.Run imported = importCluster(spec, "--limit", "h1", "-o", "json");
         assertEquals(0, imported.exitCode(), imported.all());
@@ -129,8 +124,7 @@ class AdoptIT {
         assertTrue(written.contains("name: etcdadm-7d3f1a") && written.contains("version: 3.4.23"), written);
         caImported("etcdadm-7d3f1a", imported);
         checkPlanTouchesNoDataAndRollsOneAtATime(spec, 1);
-        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
-        assertEquals(0, apply.exitCode(), apply.all());
+        applied(spec);
         convergedKeepingData(spec, 1, idsBefore, "/var/lib/etcd");
     }
 
@@ -138,9 +132,7 @@ class AdoptIT {
     void aPackagedClusterWithItsCaKeyOffTheHostsIsAdopted() throws Exception {
         // A distribution package's layout: /lib/systemd/system/etcd.service (User=etcd, %H and %p specifiers,
         // $DAEMON_ARGS), /etc/default/etcd with quoted values, /usr/bin/etcd, data in /var/lib/etcd/default.
-        handmade("package", 3, "3.5.16", "Etcd Cluster");
-        Map<String, String> idsBefore = memberIds(1, "/etc/ssl/etcd", "/usr/bin/etcdctl");
-        put(1, "/etc/ssl/etcd", "/usr/bin/etcdctl", "written-before-import", "by-hand");
+        Map<String, String> idsBefore = handmade("package", 3, "3.5.16", "Etcd Cluster");
         Path spec = home.resolve("package.yaml");
 
         // Refused, every reason said, nothing written: the token is no cluster name, and no CA key is on any host.
@@ -159,9 +151,13 @@ class AdoptIT {
         assertTrue(written.contains("election-timeout: 1000"), written);
         caImported("packaged", imported);
         checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
+        applied(spec);
+        convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd/default");
+    }
+
+    private static void applied(Path spec) {
         Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, apply.exitCode(), apply.all());
-        convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd/default");
     }
 
     private static Cli.Run importCluster(Path spec, String... more) {
@@ -246,8 +242,11 @@ class AdoptIT {
         assertEquals(0, again.exitCode(), again.all());
     }
 
-    /** The layout made by hand on hosts 1..n, started, and awaited healthy. */
-    private static void handmade(String layout, int members, String version, String token) throws IOException {
+    /**
+     * The layout made by hand on hosts 1..n, started, awaited healthy, a key written through it;
+     * its member ids by name.
+     */
+    private static Map<String, String> handmade(String layout, int members, String version, String token) throws IOException {
         String script;
         try (InputStream in = AdoptIT.class.getResourceAsStream("/adopt/handmade-member.sh")) {
             script = Base64.getEncoder().encodeToString(in.readAllBytes());
@@ -271,15 +270,13 @@ class AdoptIT {
         while (Testbed.sshStatus(1, etcdctl(pki, etcdctl) + " endpoint health") != 0) {
             assertTrue(System.nanoTime() < deadline, "the hand-made " + layout + " cluster did not become healthy");
         }
+        Testbed.ssh(1, etcdctl(pki, etcdctl) + " put written-before-import by-hand");
+        return memberIds(1, pki, etcdctl);
     }
 
     private static String etcdctl(String pki, String etcdctl) {
         return "ETCDCTL_API=3 " + etcdctl + " --endpoints=https://127.0.0.1:2379 --cacert=" + pki + "/ca.crt --cert=" + pki
                 + "/healthcheck-client.crt --key=" + pki + "/healthcheck-client.key --command-timeout=5s";
-    }
-
-    private static void put(int host, String pki, String etcdctl, String key, String value) {
-        Testbed.ssh(host, etcdctl(pki, etcdctl) + " put " + key + " " + value);
     }
 
     private static String get(int host, String key) {

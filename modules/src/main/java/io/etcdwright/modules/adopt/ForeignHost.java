@@ -26,7 +26,9 @@ public final class ForeignHost {
 
     /** $1 the unit: where systemd loaded it from, its drop-ins and whether it runs. */
     private static final String SHOW_UNIT = "systemctl show -p LoadState -p FragmentPath -p DropInPaths -p ActiveState -- \"$1\"\n"
-            + "echo \"Hostname=$(hostname)\"\n";
+            + "echo \"Hostname=$(hostname)\"\n"
+            + "[ -f /etc/kubernetes/manifests/etcd.yaml ] && echo StaticPod=1\n"
+            + "true\n";
 
     /** Each argument a path: its content as base64 on one line, or that it is missing or unreadable. */
     private static final String READ_FILES = "for f do\n"
@@ -63,7 +65,9 @@ public final class ForeignHost {
         }
         if (!"loaded".equals(show.get("LoadState")) || show.getOrDefault("FragmentPath", "").isEmpty()) {
             throw new ClusterImport.Refused(List.of(host + ": no " + UNIT + " (LoadState " + show.getOrDefault("LoadState", "?")
-                    + "): import reads members run by a systemd unit named " + UNIT));
+                    + "): import reads members run by a systemd unit named " + UNIT
+                    + (show.containsKey("StaticPod") ? "; etcd runs here as a kubelet static pod (/etc/kubernetes/manifests/etcd.yaml),"
+                    + " which import does not take over" : "")));
         }
         if (!"active".equals(show.get("ActiveState"))) {
             throw new ClusterImport.Refused(List.of(host + ": " + UNIT + " is " + show.get("ActiveState")
@@ -86,6 +90,13 @@ public final class ForeignHost {
                 throw new ClusterImport.Refused(List.of(host + ": cannot read " + p + " (the login user needs to read it; become: true?)"));
             }
             sources.add(new SystemdUnit.SourceText(host + ":" + p, text));
+        }
+        for (int i = 1; i < sources.size(); i++) {
+            if (SystemdUnit.setsExecStart(sources.get(i))) {
+                // It would replace etcdwright's ExecStart too: etcd would go on running the old command line.
+                throw new ClusterImport.Refused(List.of(host + ": drop-in " + unitPaths.get(i) + " sets ExecStart, which would"
+                        + " override etcdwright's unit as well: fold it into the unit (or remove it), then import"));
+            }
         }
         SystemdUnit unit = SystemdUnit.parse(UNIT, Optional.ofNullable(show.get("Hostname")).filter(h -> !h.isEmpty()), sources);
         Map<String, String> env = new LinkedHashMap<>(unit.environment());

@@ -117,6 +117,20 @@ public record SystemdUnit(String unitName, List<Word> execStart, Map<String, Str
         return new SystemdUnit(unitName, exec, env, envFiles, expand);
     }
 
+    /** Whether a file (a drop-in) sets ExecStart= in its [Service] section, even to reset it. */
+    public static boolean setsExecStart(SourceText file) {
+        String section = "";
+        for (LogicalLine line : logicalLines(file)) {
+            String text = line.text().strip();
+            if (text.startsWith("[") && text.endsWith("]")) {
+                section = text.substring(1, text.length() - 1);
+            } else if (section.equals("Service") && text.matches("ExecStart\\s*=.*")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A file's text and where it came from (for error messages). */
     public record SourceText(String path, String text) {
     }

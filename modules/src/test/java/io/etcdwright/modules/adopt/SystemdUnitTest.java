@@ -78,4 +78,10 @@ class SystemdUnitTest {
                 List.of(new SystemdUnit.SourceText("u", "[Service]\nEnvironment=ETCD_NAME=%H\nExecStart=/e\n"))));
         assertTrue(hostname.getMessage().contains("needs the host's name"), hostname.getMessage());
     }
+
+    @Test
+    void aDropInThatSetsExecStartIsTold() {
+        assertTrue(SystemdUnit.setsExecStart(new SystemdUnit.SourceText("d", "[Service]\nExecStart=\nExecStart=/x\n")));
+        assertTrue(!SystemdUnit.setsExecStart(new SystemdUnit.SourceText("d", "[Service]\nNice=-5\n[X]\nExecStart=/x\n")));
+    }
 }
