@@ -4,6 +4,7 @@ import io.etcdwright.engine.inventory.Inventory;
 import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.inventory.InventoryLoader;
 import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.source.InvalidInputException;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.spec.Pki;
 import io.etcdwright.engine.ssh.SshConnections;
@@ -117,7 +118,7 @@ final class ImportCommand implements Callable<Integer> {
                 stdout.println(Json.write(document(Optional.empty(), Optional.empty(), Optional.empty(), notes, refused.reasons())));
             }
             refused.reasons().forEach(r -> err.println("error: " + r));
-            err.println("Nothing was imported and no host was changed.");
+            err.println("No spec was written and no host was changed.");
             return Main.ERROR;
         }
     }
@@ -241,7 +242,14 @@ final class ImportCommand implements Callable<Integer> {
             Path tmp = Files.createTempFile(dir, ".import-", ".yaml");
             try {
                 Files.writeString(tmp, yaml, StandardOpenOption.TRUNCATE_EXISTING);
-                DesiredStateLoader.load(inventoryFile, tmp);
+                try {
+                    DesiredStateLoader.load(inventoryFile, tmp);
+                } catch (InvalidInputException invalid) {
+                    // What etcdwright would refuse in the spec it was about to write (a setting it does not take, say).
+                    throw new ClusterImport.Refused(invalid.problems().stream()
+                            .map(p -> "the spec import would write is not valid: " + p.toString().replace(tmp.toString(), "SPEC"))
+                            .toList());
+                }
                 if (out == null) {
                     if (stdout != null) {
                         stdout.print(yaml);

@@ -121,6 +121,14 @@ public final class ClusterImport {
                         + " in the inventory (a member keeps its peer URL)");
             }
         }
+        for (HostReading r : readings) {
+            io.etcdwright.engine.spec.Version.tryParse(r.version())
+                    .filter(v -> !v.isAtLeast(io.etcdwright.engine.spec.Version.OLDEST_SUPPORTED))
+                    .ifPresent(v -> why.add(r.inventory().host() + ": etcd " + v + " is older than "
+                            + io.etcdwright.engine.spec.Version.OLDEST_SUPPORTED.major() + "."
+                            + io.etcdwright.engine.spec.Version.OLDEST_SUPPORTED.minor()
+                            + ", the oldest etcdwright runs: upgrade it by etcd's own procedure first"));
+        }
         HostReading first = readings.get(0);
         same(readings, "etcd version", HostReading::version, why);
         same(readings, "data dir", r -> r.member().get("data-dir").orElse(""), why);

@@ -101,6 +101,12 @@ class ClusterImportTest {
     }
 
     @Test
+    void aReleaseOlderThanEtcdwrightRunsIsRefused() {
+        assertEquals(List.of("h1: etcd 3.3.27 is older than 3.4, the oldest etcdwright runs: upgrade it by etcd's own procedure first"),
+                ClusterImport.hostProblems(List.of(kubeadm(1, "3.3.27"))));
+    }
+
+    @Test
     void aPlaintextClusterAndSettingsKeptElsewhereAreRefusedForNow() {
         Map<String, String> flags = new java.util.HashMap<>(kubeadm(1, "3.5.16").member().settings());
         flags.put("advertise-client-urls", "http://10.82.0.11:2379");
