@@ -16,7 +16,7 @@ public final class Main {
     private static final List<Class<?>> SUBCOMMANDS = List.of(ValidateCommand.class, FactsCommand.class, PlanCommand.class,
             ApplyCommand.class, StatusCommand.class, CertsCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
             ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, VersionCommand.class,
-            CompletionCommand.class, CommandLine.HelpCommand.class);
+            ImportCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class);
 
     public static final int OK = 0;
     public static final int ERROR = 1;

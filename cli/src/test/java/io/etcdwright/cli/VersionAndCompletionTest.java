@@ -48,7 +48,9 @@ class VersionAndCompletionTest {
                 + " && COMP_WORDS=(etcdwright pl) COMP_CWORD=1 COMP_LINE='etcdwright pl' COMP_POINT=13 && _complete_etcdwright"
                 + " && echo \"commands: ${COMPREPLY[*]}\""
                 + " && COMP_WORDS=(etcdwright plan --allow) COMP_CWORD=2 COMP_LINE='etcdwright plan --allow' COMP_POINT=23"
-                + " && _complete_etcdwright && echo \"options: ${COMPREPLY[*]}\"";
+                + " && _complete_etcdwright && echo \"options: ${COMPREPLY[*]}\""
+                + " && COMP_WORDS=(etcdwright import --ca) COMP_CWORD=2 COMP_LINE='etcdwright import --ca' COMP_POINT=22"
+                + " && _complete_etcdwright && echo \"import options: ${COMPREPLY[*]}\"";
         Process bash = new ProcessBuilder("bash", "--norc", "--noprofile", "-c", probe).redirectErrorStream(true).start();
         String out = new String(bash.getInputStream().readAllBytes());
         assertTrue(bash.waitFor(30, TimeUnit.SECONDS));
@@ -56,6 +58,7 @@ class VersionAndCompletionTest {
         assertTrue(out.contains("-F _complete_etcdwright etcdwright"), out);
         assertTrue(out.contains("commands: plan"), out);
         assertTrue(out.contains("options: --allow-downtime"), out);
+        assertTrue(out.contains("import options: --ca-key"), out);
         assertTrue(run("completion", "zsh").startsWith("autoload -U +X compinit"));
     }
 }

@@ -38,6 +38,10 @@ public final class HostSetup {
                 why.add(dir + " is " + have + ", want " + want);
             }
         });
+        if (facts.mixedOwners().contains(layout.dataDir())) {
+            why.add(layout.dataDir() + " holds files not owned by " + EtcdLayout.USER + " (etcd ran as another user before):"
+                    + " ownership given to " + EtcdLayout.USER + ", contents untouched");
+        }
         return why;
     }
 
@@ -56,6 +60,11 @@ public final class HostSetup {
             + "    mkdir -p -- \"$d\"\n"
             + "    chown -- \"$owner:$group\" \"$d\"\n"
             + "    chmod -- \"$mode\" \"$d\"\n"
+            + "    c=1\n"
+            + "  fi\n"
+            // The data dir's contents too: an etcd that ran as root before leaves files etcd could not open.
+            + "  if [ \"$d\" = \"$home\" ] && [ -n \"$(find \"$d\" -xdev ! -user \"$owner\" -print -quit 2>/dev/null)\" ]; then\n"
+            + "    chown -R -- \"$owner:$group\" \"$d\"\n"
             + "    c=1\n"
             + "  fi\n"
             + "done\n"

@@ -11,12 +11,25 @@ import java.util.Map;
  *
  * @param userExists the {@code etcd} system user exists
  * @param dirs       path -> "mode owner group", for the directories that exist
+ * @param mixedOwners directories holding something not owned by the directory's owner (a data
+ *                    directory written by an etcd that ran as root before etcdwright took it over)
  */
-public record HostSetupFacts(boolean userExists, Map<String, String> dirs) {
+public record HostSetupFacts(boolean userExists, Map<String, String> dirs, java.util.Set<String> mixedOwners) {
+
+    public HostSetupFacts {
+        dirs = Map.copyOf(dirs);
+        mixedOwners = java.util.Set.copyOf(mixedOwners);
+    }
+
+    public HostSetupFacts(boolean userExists, Map<String, String> dirs) {
+        this(userExists, dirs, java.util.Set.of());
+    }
 
     /** The directories are the arguments. */
     private static final String SCRIPT = "id -u " + EtcdLayout.USER + " >/dev/null 2>&1 && echo user=1\n"
-            + "for d do [ -d \"$d\" ] && stat -c 'dir=%n %a %U %G' -- \"$d\"; done\n"
+            + "for d do [ -d \"$d\" ] || continue; stat -c 'dir=%n %a %U %G' -- \"$d\"\n"
+            + "  o=$(stat -c %U -- \"$d\"); [ -z \"$(find \"$d\" -xdev ! -user \"$o\" -print -quit 2>/dev/null)\" ] || echo \"mixed=$d\"\n"
+            + "done\n"
             + "true\n";
 
     public static Probe<HostSetupFacts> probe(EtcdLayout layout) {
@@ -40,9 +53,12 @@ public record HostSetupFacts(boolean userExists, Map<String, String> dirs) {
             public HostSetupFacts parse(String output) {
                 boolean user = false;
                 Map<String, String> dirs = new LinkedHashMap<>();
+                java.util.Set<String> mixed = new java.util.LinkedHashSet<>();
                 for (String line : output.split("\n")) {
                     if (line.equals("user=1")) {
                         user = true;
+                    } else if (line.startsWith("mixed=")) {
+                        mixed.add(line.substring(6));
                     } else if (line.startsWith("dir=")) {
                         String[] parts = line.substring(4).split(" ");
                         if (parts.length == 4) {
@@ -50,7 +66,7 @@ public record HostSetupFacts(boolean userExists, Map<String, String> dirs) {
                         }
                     }
                 }
-                return new HostSetupFacts(user, Map.copyOf(dirs));
+                return new HostSetupFacts(user, dirs, mixed);
             }
         };
     }

@@ -89,30 +89,41 @@ public final class CertificateAuthority {
      * is not the certificate's. Only the first certificate of a bundle is used.
      */
     public static CertificateAuthority load(Path certificatePem, Path privateKeyPem, Clock clock) {
-        X509Certificate certificate = Pem.readCertificate(Pem.readFile(certificatePem, "CA certificate"), certificatePem.toString());
-        PrivateKey privateKey = Pem.readPrivateKey(Pem.readFile(privateKeyPem, "CA key"), privateKeyPem.toString());
+        return of(Pem.readFile(certificatePem, "CA certificate"), certificatePem.toString(),
+                Pem.readFile(privateKeyPem, "CA key"), privateKeyPem.toString(), clock);
+    }
+
+    /**
+     * A CA from PEM text read elsewhere (an adopted cluster's, read from its host), with the same
+     * checks as {@link #load(Path, Path, Clock)}; {@code certificateSource} and {@code keySource}
+     * name where they came from in errors. The key's text never appears in an error.
+     */
+    public static CertificateAuthority of(String certificateText, String certificateSource, String keyText, String keySource,
+                                          Clock clock) {
+        X509Certificate certificate = Pem.readCertificate(certificateText, certificateSource);
+        PrivateKey privateKey = Pem.readPrivateKey(keyText, keySource);
         String subject = certificate.getSubjectX500Principal().getName();
         if (certificate.getBasicConstraints() < 0) {
-            throw new PkiException("CA certificate " + certificatePem + " (" + subject + ") is not a CA: its basicConstraints"
+            throw new PkiException("CA certificate " + certificateSource + " (" + subject + ") is not a CA: its basicConstraints"
                     + " do not say CA:TRUE, so etcd would not accept certificates it signs");
         }
         boolean[] keyUsage = certificate.getKeyUsage();
         if (keyUsage != null && !keyUsage[5]) {
-            throw new PkiException("CA certificate " + certificatePem + " (" + subject + ") may not sign certificates:"
+            throw new PkiException("CA certificate " + certificateSource + " (" + subject + ") may not sign certificates:"
                     + " its keyUsage lacks keyCertSign");
         }
         Instant now = clock.instant();
         if (now.isAfter(certificate.getNotAfter().toInstant())) {
-            throw new PkiException("CA certificate " + certificatePem + " (" + subject + ") expired on "
+            throw new PkiException("CA certificate " + certificateSource + " (" + subject + ") expired on "
                     + certificate.getNotAfter().toInstant() + ": nothing it signed verifies any more; renew it with the same key"
                     + " (its certificates then verify again) or replace it");
         }
         if (now.isBefore(certificate.getNotBefore().toInstant())) {
-            throw new PkiException("CA certificate " + certificatePem + " (" + subject + ") is not valid until "
+            throw new PkiException("CA certificate " + certificateSource + " (" + subject + ") is not valid until "
                     + certificate.getNotBefore().toInstant() + " (is this machine's clock right?)");
         }
         if (!KeyPairs.matches(privateKey, certificate.getPublicKey())) {
-            throw new PkiException("CA key " + privateKeyPem + " does not match CA certificate " + certificatePem
+            throw new PkiException("CA key " + keySource + " does not match CA certificate " + certificateSource
                     + " (" + subject + "): the certificate holds another public key; give the key it was made with");
         }
         return new CertificateAuthority(certificate, privateKey);

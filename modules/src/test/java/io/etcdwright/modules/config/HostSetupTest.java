@@ -34,6 +34,31 @@ class HostSetupTest {
     }
 
     @Test
+    void aDataDirWithFilesOfAnotherOwnerIsADifferenceOtherDirectoriesAreNot() {
+        // An adopted member's data, written by an etcd that ran as root: etcd running as etcd could not open it.
+        HostSetupFacts facts = HostSetupFacts.probe(EtcdLayout.DEFAULT).parse("user=1\ndir=/etc/etcd 755 root root\n"
+                + "mixed=/etc/etcd\ndir=/etc/etcd/pki 750 root etcd\ndir=/var/lib/etcd 700 etcd etcd\nmixed=/var/lib/etcd\n");
+        assertEquals(List.of("/var/lib/etcd holds files not owned by etcd (etcd ran as another user before): ownership given to"
+                + " etcd, contents untouched"), HostSetup.differences(facts, EtcdLayout.DEFAULT));
+        assertEquals(java.util.Set.of("/etc/etcd", "/var/lib/etcd"), facts.mixedOwners());
+    }
+
+    @Test
+    void theProbeReportsADirectoryHoldingAnotherOwnersFile(@TempDir Path dir) throws Exception {
+        Path data = Files.createDirectories(dir.resolve("data/member"));
+        Probe<HostSetupFacts> probe = HostSetupFacts.probe(new EtcdLayout(dir.resolve("data").toString(), 2379, 2380));
+        LocalHost host = new LocalHost(dir);
+        LocalHost.Run run = host.run(new RemoteCommand.Script(probe.script(), probe.arguments()), new byte[0], false);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertTrue(probe.parse(run.stdout()).mixedOwners().isEmpty(), run.stdout());
+        if (System.getProperty("user.name").equals("root")) {
+            new ProcessBuilder("chown", "nobody", data.toString()).start().waitFor();
+            run = host.run(new RemoteCommand.Script(probe.script(), probe.arguments()), new byte[0], false);
+            assertEquals(java.util.Set.of(dir.resolve("data").toString()), probe.parse(run.stdout()).mixedOwners(), run.stdout());
+        }
+    }
+
+    @Test
     void theSetupScriptIsValidShell() throws Exception {
         RemoteCommand.Script c = (RemoteCommand.Script) HostSetup.command(EtcdLayout.DEFAULT);
         Process p = new ProcessBuilder("sh", "-n").start();

@@ -1,0 +1,267 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.inventory.Inventory;
+import io.etcdwright.engine.inventory.InventoryHost;
+import io.etcdwright.engine.inventory.InventoryLoader;
+import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.source.InvalidInputException;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.engine.spec.Pki;
+import io.etcdwright.engine.ssh.SshConnections;
+import io.etcdwright.modules.adopt.ClusterImport;
+import io.etcdwright.modules.adopt.ForeignHost;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.MemberStatus;
+import io.etcdwright.modules.pki.CertificateAuthority;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.pki.KeyAlgorithm;
+import io.etcdwright.modules.pki.Pem;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * Adopts a running cluster etcdwright did not create: reads how each host runs etcd, imports the
+ * CA into the workstation's PKI directory, asks etcd for its members and writes a desired state
+ * that describes the cluster as it is (docs/import.md). Changes nothing on any host.
+ */
+@Command(name = "import", description = {
+        "Adopt a running etcd cluster that etcdwright did not create (kubeadm's external etcd, etcdadm, a distribution",
+        "package or a hand-written systemd unit): read each host's etcd.service (flags and environment files), import",
+        "the cluster's CA into the workstation's PKI directory, ask etcd for its members, and write a desired state that",
+        "describes the cluster as it is. Nothing on the hosts changes; the next plan converges the layout onto",
+        "etcdwright's one member at a time, keeping the data where it is (docs/import.md)."})
+final class ImportCommand implements Callable<Integer> {
+    @Option(names = {"-i", "--inventory"}, required = true, paramLabel = "INVENTORY", description = "The inventory of the cluster's hosts.")
+    Path inventoryFile;
+
+    @Option(names = "--out", paramLabel = "SPEC", description = "Write the desired state here (not over an existing file); default: print it.")
+    Path out;
+
+    @Option(names = "--limit", paramLabel = "PATTERN",
+            description = "The member hosts, like Ansible's --limit (default: the group etcd, else every host).")
+    String limit;
+
+    @Option(names = "--name", paramLabel = "NAME",
+            description = "The cluster's name for etcdwright (default: its initial-cluster-token, when that is a valid name).")
+    String name;
+
+    @Option(names = "--ca-key", paramLabel = "FILE",
+            description = "The CA's private key, when it is kept off the hosts (default: ca.key beside the CA certificate on a host).")
+    Path caKey;
+
+    @Option(names = "--artifacts-url", paramLabel = "URL", description = "artifacts.url of the written spec (a mirror of etcd's releases).")
+    String artifactsUrl;
+
+    @Option(names = "--checksums-url", paramLabel = "URL", description = "artifacts.checksumsUrl of the written spec.")
+    String checksumsUrl;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json",
+            description = "text: the spec (without --out) on stdout, what was done on stderr; json: one document on stdout,"
+                    + " the spec in it (default: ${DEFAULT-VALUE}).")
+    OutputFormat output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (out != null && Files.exists(out)) {
+            throw new IllegalArgumentException(out + " exists: import writes a new file; remove it or give another --out");
+        }
+        Inventory inventory = InventoryLoader.load(inventoryFile);
+        List<InventoryHost> hosts = hosts(inventory);
+        List<String> notes = new ArrayList<>();
+        try {
+            ClusterImport.Result result = importCluster(inventory, hosts, notes);
+            notes.addAll(result.notes());
+            write(result.specYaml(), output == OutputFormat.text ? stdout : null);
+            Path pkiDir = EtcdwrightHome.pkiDir(result.clusterName());
+            if (output == OutputFormat.json) {
+                stdout.println(Json.write(document(Optional.of(result), Optional.ofNullable(out), Optional.of(pkiDir), notes,
+                        List.of())));
+                return Main.OK;
+            }
+            err.println("Imported cluster " + result.clusterName() + ": " + result.members().size() + " member"
+                    + (result.members().size() == 1 ? "" : "s") + " (" + String.join(", ", result.members()) + "), etcd "
+                    + result.version() + ", data in " + result.dataDir() + " (kept where it is).");
+            err.println("CA imported into " + pkiDir + " (the key 0600; it stays on the workstation).");
+            notes.forEach(n -> err.println("note: " + n));
+            err.println("Next: etcdwright plan -i " + inventoryFile + " -f " + (out == null ? "SPEC" : out)
+                    + " shows the move onto etcdwright's layout: files side by side, then one member restarted at a time.");
+            return Main.OK;
+        } catch (ClusterImport.Refused refused) {
+            if (output == OutputFormat.json) {
+                stdout.println(Json.write(document(Optional.empty(), Optional.empty(), Optional.empty(), notes, refused.reasons())));
+            }
+            refused.reasons().forEach(r -> err.println("error: " + r));
+            err.println("No spec was written and no host was changed.");
+            return Main.ERROR;
+        }
+    }
+
+    /**
+     * {@code -o json} (schemas/import.schema.json): whether it was imported, the spec and where it
+     * went, the members, and what the operator should know or fix. Never key material.
+     */
+    static Map<String, Object> document(Optional<ClusterImport.Result> result, Optional<Path> specFile, Optional<Path> pkiDir,
+                                        List<String> notes, List<String> refusals) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("version", 1);
+        doc.put("imported", result.isPresent());
+        doc.put("cluster", result.map(ClusterImport.Result::clusterName).orElse(null));
+        doc.put("spec_file", specFile.map(Path::toString).orElse(null));
+        doc.put("spec", result.map(ClusterImport.Result::specYaml).orElse(null));
+        doc.put("members", result.map(ClusterImport.Result::members).orElse(List.of()));
+        doc.put("etcd_version", result.map(ClusterImport.Result::version).orElse(null));
+        doc.put("data_dir", result.map(ClusterImport.Result::dataDir).orElse(null));
+        doc.put("pki_dir", pkiDir.map(Path::toString).orElse(null));
+        doc.put("notes", List.copyOf(notes));
+        doc.put("refusals", List.copyOf(refusals));
+        return doc;
+    }
+
+    private List<InventoryHost> hosts(Inventory inventory) {
+        List<InventoryHost> hosts;
+        if (limit != null) {
+            hosts = inventory.limit(limit);
+        } else if (inventory.groups().containsKey("etcd")) {
+            hosts = inventory.limit("etcd");
+        } else {
+            hosts = List.copyOf(inventory.hosts().values());
+        }
+        if (hosts.isEmpty()) {
+            throw new IllegalArgumentException("no hosts to read" + (limit == null ? "" : " (--limit " + limit + ")"));
+        }
+        return hosts;
+    }
+
+    private ClusterImport.Result importCluster(Inventory inventory, List<InventoryHost> hosts, List<String> notes) {
+        List<ClusterImport.HostReading> readings = new ArrayList<>();
+        Map<String, ForeignHost.Reading> raw = new LinkedHashMap<>();
+        try (SshConnections connections = Hosts.connect(inventory, connection)) {
+            List<String> refusals = new ArrayList<>();
+            Map<String, ForeignHost> readers = new LinkedHashMap<>();
+            for (InventoryHost h : hosts) {
+                ForeignHost reader = new ForeignHost(h.name(), connections.session(Hosts.target(h)));
+                try {
+                    ForeignHost.Reading r = reader.read();
+                    readers.put(h.name(), reader);
+                    raw.put(h.name(), r);
+                    readings.add(new ClusterImport.HostReading(new ClusterImport.InventoryMember(h.name(), h.memberName(),
+                            h.etcdAddress()), r.member(), r.version(), r.caPem(), r.dropIns()));
+                } catch (ClusterImport.Refused refused) {
+                    refusals.addAll(refused.reasons());
+                } catch (io.etcdwright.modules.adopt.UnitSyntaxException bad) {
+                    refusals.add(h.name() + ": " + bad.getMessage());
+                }
+            }
+            if (!refusals.isEmpty()) {
+                throw new ClusterImport.Refused(refusals);
+            }
+            List<String> problems = ClusterImport.hostProblems(readings);
+            if (!problems.isEmpty()) {
+                throw new ClusterImport.Refused(problems);
+            }
+            String clusterName = ClusterImport.clusterName(Optional.ofNullable(name), readings);
+            String caPem = readings.get(0).caPem();
+            String caSource = hosts.get(0).name() + ":" + readings.get(0).member().get("trusted-ca-file").orElseThrow();
+            String keyPem;
+            String keySource;
+            if (caKey != null) {
+                keyPem = Pem.readFile(caKey, "CA key");
+                keySource = caKey.toString();
+            } else {
+                Optional<String> on = raw.keySet().stream().filter(h -> raw.get(h).caKeyPath().isPresent()).findFirst();
+                if (on.isEmpty()) {
+                    throw new ClusterImport.Refused(List.of("no CA key beside " + caSource + " on any host: without it etcdwright"
+                            + " could operate this cluster but not issue its certificates, and importing trust only is not"
+                            + " supported yet; give the key with --ca-key FILE"));
+                }
+                String path = raw.get(on.get()).caKeyPath().get();
+                keyPem = readers.get(on.get()).readSecret(path);
+                keySource = on.get() + ":" + path;
+                notes.add("the CA key is on host " + on.get() + " (" + path + "): etcdwright keeps CA keys off hosts;"
+                        + " once the import is done and a copy is safe, remove it there");
+            }
+            CertificateAuthority ca = CertificateAuthority.of(caPem, caSource, keyPem, keySource, Clock.systemUTC());
+            Path pkiDir = EtcdwrightHome.pkiDir(clusterName);
+            ca.writeTo(pkiDir);
+            Pki defaults = Pki.defaults();
+            ClusterPki pki = new ClusterPki(new ClusterPki.Settings(clusterName, pkiDir, Optional.empty(), Optional.empty(),
+                    KeyAlgorithm.fromName(defaults.keyAlgorithm()), Duration.ofDays(defaults.validityDays()),
+                    Duration.ofDays(defaults.renewBeforeDays()), Duration.ofDays(defaults.caValidityDays()), List.of()),
+                    Clock.systemUTC());
+            // The admin client the plan would issue anyway: it asks etcd for the members, as apply will.
+            ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+            pki.ensure(admin, pki.clientRequest(HostCertificates.ADMIN));
+            List<String> urls = readings.stream().map(r -> r.member().urls("advertise-client-urls").get(0).toString()).toList();
+            ClusterStatus status;
+            try (EtcdAdminClient client = EtcdAdminClient.connect(urls, pki.caCertFile(), admin.cert(), admin.key(),
+                    Duration.ofSeconds(10))) {
+                status = client.status();
+            }
+            if (!status.quorum()) {
+                throw new ClusterImport.Refused(List.of("the cluster does not serve linearizable reads (no quorum): import reads"
+                        + " a healthy cluster; repair it first"));
+            }
+            List<ClusterImport.ListedMember> listed = status.members().stream()
+                    .map((MemberStatus m) -> new ClusterImport.ListedMember(m.name(), m.peerUrls(), m.learner())).toList();
+            return ClusterImport.describe(clusterName, readings, listed, true,
+                    new ClusterImport.Artifacts(Optional.ofNullable(artifactsUrl), Optional.ofNullable(checksumsUrl)));
+        }
+    }
+
+    /** The spec, checked as plan would load it, then written where the operator asked (or printed, when {@code stdout} is given). */
+    private void write(String yaml, PrintWriter stdout) {
+        try {
+            Path dir = out == null ? Path.of(System.getProperty("java.io.tmpdir")) : out.toAbsolutePath().getParent();
+            Path tmp = Files.createTempFile(dir, ".import-", ".yaml");
+            try {
+                Files.writeString(tmp, yaml, StandardOpenOption.TRUNCATE_EXISTING);
+                try {
+                    DesiredStateLoader.load(inventoryFile, tmp);
+                } catch (InvalidInputException invalid) {
+                    // What etcdwright would refuse in the spec it was about to write (a setting it does not take, say).
+                    throw new ClusterImport.Refused(invalid.problems().stream()
+                            .map(p -> "the spec import would write is not valid: " + p.toString().replace(tmp.toString(), "SPEC"))
+                            .toList());
+                }
+                if (out == null) {
+                    if (stdout != null) {
+                        stdout.print(yaml);
+                    }
+                } else {
+                    Files.move(tmp, out);
+                }
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + out + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,297 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcdwright.modules.pki.CertificateAuthority;
+import io.etcdwright.modules.pki.KeyAlgorithm;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code etcdwright import} of clusters set up by hand on the test hosts, in the layouts that
+ * kubeadm's external etcd, etcdadm and a distribution package leave (the test makes each with shell
+ * commands, src/test/resources/adopt/handmade-member.sh): import writes a spec that keeps the data
+ * where it is; the plan right after it touches no data (no membership change, no data step, nothing
+ * deleted) and restarts one member at a time, each after the previous one and ready only once a
+ * write commits through it; apply converges onto etcdwright's layout with every member keeping its
+ * id and data (under a write load for the 3-member plain systemd case: nothing acknowledged lost);
+ * the next plan has no changes.
+ */
+class AdoptIT {
+    static final String INV = Testbed.INVENTORY.toString();
+    static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
+    static final String CLEAN = "systemctl disable --now etcd.service 2>/dev/null; rm -rf /etc/etcd /opt/etcd /var/lib/etcd"
+            + " /etc/systemd/system/etcd.service /usr/local/bin/etcd /usr/local/bin/etcdctl /usr/local/bin/etcdutl"
+            + " /etc/kubernetes /opt/bin /etc/default/etcd /lib/systemd/system/etcd.service /usr/bin/etcd /usr/bin/etcdctl"
+            + " /usr/lib/etcd-release /etc/ssl/etcd /tmp/handmade-member.sh; systemctl daemon-reload";
+    static Path home;
+    static Path caDir;
+    static String caPem;
+
+    @BeforeAll
+    static void hosts() throws IOException {
+        Testbed.up(3);
+        home = Testbed.freshWorkstationHome();
+        // The cluster's own CA, made outside etcdwright (as kubeadm or etcdadm would have made it).
+        caDir = Testbed.scratch("handmade-ca");
+        CertificateAuthority.generate("handmade etcd CA", KeyAlgorithm.fromName("ecdsa-p256"), Duration.ofDays(3650),
+                Clock.systemUTC()).writeTo(caDir);
+        caPem = Files.readString(caDir.resolve("ca.crt")) + Files.readString(caDir.resolve("ca.key"));
+    }
+
+    @AfterEach
+    void tearDown() {
+        for (int h = 1; h <= 3; h++) {
+            Testbed.sshStatus(h, CLEAN);
+        }
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        Testbed.forgetWorkstationHome();
+        Testbed.down();
+    }
+
+    @Test
+    void aThreeMemberClusterOfPlainSystemdUnitsWithFlagsIsAdoptedUnderWrites() throws Exception {
+        // kubeadm's external etcd layout (/etc/kubernetes/pki/etcd, CA key beside the CA), flags in the unit.
+        Map<String, String> idsBefore = handmade("kubeadm", 3, "3.5.16", "adopted-kubeadm");
+
+        Path spec = home.resolve("kubeadm.yaml");
+        Cli.Run imported = importCluster(spec);
+        assertEquals(0, imported.exitCode(), imported.all());
+        String written = Files.readString(spec);
+        assertTrue(written.contains("name: adopted-kubeadm"), written);
+        assertTrue(written.contains("dataDir: /var/lib/etcd\n"), written);
+        assertTrue(written.contains("version: 3.5.16"), written);
+        assertTrue(written.contains("metrics: 2381"), written);
+        assertTrue(written.contains("heartbeat-interval: 100") && written.contains("snapshot-count: 10000"), written);
+        assertTrue(written.contains("hosts:\n  - h1\n  - h2\n  - h3\n"), written);
+        assertTrue(imported.err().contains("note: the CA key is on host h1 (/etc/kubernetes/pki/etcd/ca.key)"), imported.all());
+        caImported("adopted-kubeadm", imported);
+
+        checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
+
+        Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("adopt-kubeadm.acks"))) {
+            load.awaitMore(200, Duration.ofSeconds(60));
+            long started = System.nanoTime();
+            applied(spec);
+            System.out.println("[adopt kubeadm] apply took " + (System.nanoTime() - started) / 1_000_000 + " ms");
+            load.awaitMore(100, Duration.ofSeconds(30));
+            WriteLoad.Report report = WriteLoad.checkNothingLost(env, load.stop(), "adopt a plain systemd cluster", 3);
+            System.out.println("[adopt kubeadm] " + report);
+        }
+        convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd");
+    }
+
+    @Test
+    void anEtcdadmMemberWithItsEnvironmentFileIsAdopted() throws Exception {
+        // etcdadm's layout: /etc/etcd/etcd.env, /opt/bin/etcd, /etc/etcd/pki (where etcdwright's certificates go too), 3.4.
+        Map<String, String> idsBefore = handmade("etcdadm", 1, "3.4.23", "etcdadm-7d3f1a");
+        Path spec = home.resolve("etcdadm.yaml");
+        Cli.Run imported = importCluster(spec, "--limit", "h1", "-o", "json");
+        assertEquals(0, imported.exitCode(), imported.all());
+        JsonNode doc = new ObjectMapper().readTree(imported.out());
+        assertTrue(doc.get("imported").asBoolean(), imported.out());
+        assertEquals(List.of("h1"), List.of(doc.get("members").get(0).asText()));
+        assertTrue(doc.get("notes").toString().contains("/etc/etcd/pki/ca.key"), imported.out());
+        String written = Files.readString(spec);
+        assertEquals(written, doc.get("spec").asText());
+        assertTrue(written.contains("name: etcdadm-7d3f1a") && written.contains("version: 3.4.23"), written);
+        caImported("etcdadm-7d3f1a", imported);
+        checkPlanTouchesNoDataAndRollsOneAtATime(spec, 1);
+        applied(spec);
+        convergedKeepingData(spec, 1, idsBefore, "/var/lib/etcd");
+    }
+
+    @Test
+    void aPackagedClusterWithItsCaKeyOffTheHostsIsAdopted() throws Exception {
+        // A distribution package's layout: /lib/systemd/system/etcd.service (User=etcd, %H and %p specifiers,
+        // $DAEMON_ARGS), /etc/default/etcd with quoted values, /usr/bin/etcd, data in /var/lib/etcd/default.
+        Map<String, String> idsBefore = handmade("package", 3, "3.5.16", "Etcd Cluster");
+        Path spec = home.resolve("package.yaml");
+
+        // Refused, every reason said, nothing written: the token is no cluster name, and no CA key is on any host.
+        Cli.Run noName = importCluster(spec);
+        assertEquals(1, noName.exitCode(), noName.all());
+        assertTrue(noName.err().contains("give one with --name NAME"), noName.all());
+        Cli.Run noKey = importCluster(spec, "--name", "packaged");
+        assertEquals(1, noKey.exitCode(), noKey.all());
+        assertTrue(noKey.err().contains("give the key with --ca-key FILE"), noKey.all());
+        assertFalse(Files.exists(spec));
+
+        Cli.Run imported = importCluster(spec, "--name", "packaged", "--ca-key", caDir.resolve("ca.key").toString());
+        assertEquals(0, imported.exitCode(), imported.all());
+        String written = Files.readString(spec);
+        assertTrue(written.contains("dataDir: /var/lib/etcd/default"), written);
+        assertTrue(written.contains("election-timeout: 1000"), written);
+        caImported("packaged", imported);
+        checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
+        applied(spec);
+        convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd/default");
+    }
+
+    private static void applied(Path spec) {
+        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+    }
+
+    private static Cli.Run importCluster(Path spec, String... more) {
+        List<String> args = Cli.args("import", "-i", INV, "--out", spec.toString(),
+                "--artifacts-url", Testbed.releaseServer() + "v{version}/etcd-v{version}-linux-{arch}.tar.gz",
+                "--checksums-url", Testbed.releaseServer() + "v{version}/SHA256SUMS");
+        args.addAll(List.of(more));
+        return Cli.run(args);
+    }
+
+    /** The CA is in the workstation's PKI directory, its key 0600, and no output shows the key. */
+    private static void caImported(String cluster, Cli.Run imported) throws IOException {
+        Path pki = home.resolve("clusters").resolve(cluster).resolve("pki");
+        assertEquals(Files.readString(caDir.resolve("ca.crt")).strip(), Files.readString(pki.resolve("ca.crt")).strip());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(pki.resolve("ca.key"))));
+        String keyBody = Files.readString(caDir.resolve("ca.key")).lines().filter(l -> !l.startsWith("-----"))
+                .collect(Collectors.joining());
+        assertFalse(imported.all().replace("\n", "").contains(keyBody.substring(0, 40)), "the CA key was printed");
+    }
+
+    /**
+     * The plan right after import: no step on data or membership, nothing deleted, nothing stopped
+     * or started; one restart per member, each after the one before it, each waiting for a write
+     * through its member.
+     */
+    private static void checkPlanTouchesNoDataAndRollsOneAtATime(Path spec, int members) throws IOException {
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString(), "-o", "json");
+        assertEquals(0, plan.exitCode(), plan.all());
+        JsonNode doc = new ObjectMapper().readTree(plan.out());
+        assertEquals(0, doc.get("refusals").size(), plan.out());
+        Map<String, JsonNode> byId = new LinkedHashMap<>();
+        List<String> restarts = new ArrayList<>();
+        for (JsonNode step : doc.get("steps")) {
+            String id = step.get("id").asText();
+            byId.put(id, step);
+            String module = step.get("module").asText();
+            assertFalse(step.get("kind").asText().equals("DELETE"), "deletes: " + step);
+            assertFalse(module.equals("data") || module.equals("membership") && !id.endsWith("healthy") || module.equals("restore")
+                    || module.equals("backup"), "touches data or membership: " + step);
+            if (module.equals("service") && step.get("kind").asText().equals("ACTION")) {
+                assertTrue(id.endsWith("/restart"), "only restarts, never a stop or start: " + step);
+                restarts.add(id);
+            }
+        }
+        assertEquals(members, restarts.size(), plan.out());
+        for (int i = 1; i < restarts.size(); i++) {
+            assertTrue(reachable(byId, restarts.get(i)).contains(restarts.get(i - 1)),
+                    restarts.get(i) + " does not wait for " + restarts.get(i - 1) + ": " + plan.out());
+        }
+        for (String r : restarts) {
+            String ready = byId.get(r).get("ready_when").toString();
+            assertTrue(ready.contains("a write commits through"), r + ": " + ready);
+        }
+    }
+
+    private static Set<String> reachable(Map<String, JsonNode> byId, String from) {
+        Set<String> seen = new HashSet<>();
+        List<String> todo = new ArrayList<>(List.of(from));
+        while (!todo.isEmpty()) {
+            for (JsonNode after : byId.get(todo.remove(0)).get("after")) {
+                if (seen.add(after.asText())) {
+                    todo.add(after.asText());
+                }
+            }
+        }
+        return seen;
+    }
+
+    /** Healthy, etcdwright's unit and user on every member, same member ids, data where it was, the next plan empty. */
+    private static void convergedKeepingData(Path spec, int members, Map<String, String> idsBefore, String dataDir) {
+        Cli.Run status = Cli.run("status", "-i", INV, "-f", spec.toString());
+        assertEquals(0, status.exitCode(), status.all());
+        assertEquals(idsBefore, memberIds(1, "/etc/etcd/pki", "/usr/local/bin/etcdctl"));
+        for (int h = 1; h <= members; h++) {
+            assertEquals("etcd /opt/etcd/", Testbed.ssh(h, "ps -o user=,cmd= -C etcd").strip().replaceAll("\\s+", " ")
+                    .substring(0, 15), "h" + h);
+            assertEquals(0, Testbed.sshStatus(h, "test -d " + dataDir + "/member/wal && grep -qx 'data-dir: " + dataDir
+                    + "' /etc/etcd/etcd.conf.yml"), "h" + h);
+        }
+        assertEquals("by-hand", get(1, "written-before-import"));
+        Cli.Run again = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
+        assertEquals(0, again.exitCode(), again.all());
+    }
+
+    /**
+     * The layout made by hand on hosts 1..n, started, awaited healthy, a key written through it;
+     * its member ids by name.
+     */
+    private static Map<String, String> handmade(String layout, int members, String version, String token) throws IOException {
+        String script;
+        try (InputStream in = AdoptIT.class.getResourceAsStream("/adopt/handmade-member.sh")) {
+            script = Base64.getEncoder().encodeToString(in.readAllBytes());
+        }
+        String pem = Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.UTF_8));
+        List<String> initial = new ArrayList<>();
+        for (int h = 1; h <= members; h++) {
+            initial.add("h" + h + "=https://" + Testbed.address(h) + ":2380");
+        }
+        String url = Testbed.releaseServer() + "v" + version + "/etcd-v" + version + "-linux-amd64.tar.gz";
+        for (int h = 1; h <= members; h++) {
+            Testbed.ssh(h, "echo " + script + " | base64 -d >/tmp/handmade-member.sh && echo " + pem + " | base64 -d"
+                    + " | sh /tmp/handmade-member.sh " + layout + " h" + h + " " + Testbed.address(h) + " "
+                    + String.join(",", initial) + " " + url + " " + version + " '" + token + "'");
+        }
+        String pki = Map.of("kubeadm", "/etc/kubernetes/pki/etcd", "etcdadm", "/etc/etcd/pki", "package", "/etc/ssl/etcd").get(layout);
+        String etcdctl = Map.of("kubeadm", "/usr/local/bin/etcdctl", "etcdadm", "/opt/bin/etcdctl", "package", "/usr/bin/etcdctl")
+                .get(layout);
+        // Members of a new cluster answer once they all run: wait for a linearizable read (not a timing assumption).
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (Testbed.sshStatus(1, etcdctl(pki, etcdctl) + " endpoint health") != 0) {
+            assertTrue(System.nanoTime() < deadline, "the hand-made " + layout + " cluster did not become healthy");
+        }
+        Testbed.ssh(1, etcdctl(pki, etcdctl) + " put written-before-import by-hand");
+        return memberIds(1, pki, etcdctl);
+    }
+
+    private static String etcdctl(String pki, String etcdctl) {
+        return "ETCDCTL_API=3 " + etcdctl + " --endpoints=https://127.0.0.1:2379 --cacert=" + pki + "/ca.crt --cert=" + pki
+                + "/healthcheck-client.crt --key=" + pki + "/healthcheck-client.key --command-timeout=5s";
+    }
+
+    private static String get(int host, String key) {
+        return Testbed.ssh(host, etcdctl("/etc/etcd/pki", "/usr/local/bin/etcdctl") + " get --print-value-only " + key).strip();
+    }
+
+    /** member name -> id, as the cluster lists them. */
+    private static Map<String, String> memberIds(int host, String pki, String etcdctl) {
+        Map<String, String> ids = new java.util.TreeMap<>();
+        for (String line : Testbed.ssh(host, etcdctl(pki, etcdctl) + " member list").split("\n")) {
+            String[] f = line.split(",\\s*");
+            if (f.length >= 3) {
+                ids.put(f[2], f[0]);
+            }
+        }
+        return ids;
+    }
+}

@@ -1,0 +1,152 @@
+package io.etcdwright.modules.adopt;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * One member of a cluster etcdwright did not create, as its host runs it: etcd's settings from
+ * its unit's flags and environment, read into what a desired state says.
+ *
+ * @param host     inventory host name
+ * @param unitFile where its unit came from (for messages)
+ * @param program  the etcd binary the unit runs
+ * @param settings every etcd setting the member was given (flag names)
+ */
+public record ForeignMember(String host, String unitFile, String program, Map<String, String> settings) {
+
+    /**
+     * Keys a desired state expresses itself (name, paths, URLs, TLS) or that do not carry over:
+     * {@code etcd.settings} gets every other setting, as given.
+     */
+    private static final Set<String> NOT_SETTINGS = Set.of("name", "data-dir", "wal-dir", "listen-peer-urls",
+            "listen-client-urls", "listen-client-http-urls", "advertise-client-urls", "initial-advertise-peer-urls",
+            "listen-metrics-urls", "initial-cluster", "initial-cluster-state", "initial-cluster-token", "strict-reconfig-check",
+            "cert-file", "key-file", "trusted-ca-file", "client-cert-auth", "auto-tls", "peer-cert-file", "peer-key-file",
+            "peer-trusted-ca-file", "peer-client-cert-auth", "peer-auto-tls", "self-signed-cert-validity", "config-file",
+            "version", "help");
+    /** Settings whose values are strings in etcd's config file even when they look like numbers. */
+    private static final Set<String> STRING_SETTINGS = Set.of("auto-compaction-retention", "log-level", "logger",
+            "auto-compaction-mode", "experimental-compact-hash-check-time");
+    /** Settings that are lists in etcd's config file and comma-separated as flags. */
+    private static final Set<String> LIST_SETTINGS = Set.of("cipher-suites", "log-outputs", "cors", "host-whitelist");
+
+    public ForeignMember {
+        settings = Map.copyOf(settings);
+    }
+
+    public Optional<String> get(String key) {
+        return Optional.ofNullable(settings.get(key)).filter(v -> !v.isEmpty());
+    }
+
+    /** The member name; etcd's default is "default". */
+    public String name() {
+        return get("name").orElse("default");
+    }
+
+    public List<URI> urls(String key) {
+        return get(key).map(v -> Arrays.stream(v.split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                .map(URI::create).toList()).orElse(List.of());
+    }
+
+    public boolean flag(String key) {
+        return get(key).map(v -> v.equalsIgnoreCase("true") || v.equals("1")).orElse(false);
+    }
+
+    /** Metrics port of a plain-HTTP listen-metrics-urls entry, if any. */
+    public OptionalInt metricsPort() {
+        return urls("listen-metrics-urls").stream().filter(u -> "http".equals(u.getScheme()) && u.getPort() > 0)
+                .mapToInt(URI::getPort).findFirst();
+    }
+
+    /**
+     * Every other setting (heartbeat-interval, quota-backend-bytes, ...), typed as etcd's config
+     * file wants it: whole numbers as numbers, true/false as booleans, the rest as strings.
+     */
+    public Map<String, Object> extraSettings() {
+        Map<String, Object> out = new TreeMap<>();
+        settings.forEach((k, v) -> {
+            if (NOT_SETTINGS.contains(k) || k.startsWith("discovery")) {
+                return;
+            }
+            out.put(k, typed(k, v));
+        });
+        return new LinkedHashMap<>(out);
+    }
+
+    static Object typed(String key, String value) {
+        if (LIST_SETTINGS.contains(key)) {
+            return Arrays.stream(value.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
+        }
+        if (STRING_SETTINGS.contains(key)) {
+            return value;
+        }
+        if (value.equals("true") || value.equals("false")) {
+            return Boolean.parseBoolean(value);
+        }
+        if (value.matches("-?[0-9]{1,18}")) {
+            return Long.parseLong(value);
+        }
+        return value;
+    }
+
+    /** What etcdwright cannot take over as the member runs it, each in the operator's words. */
+    public List<String> unsupported() {
+        List<String> why = new ArrayList<>();
+        if (get("config-file").isPresent()) {
+            why.add("etcd reads its settings from " + get("config-file").get() + " (--config-file): import reads flags and"
+                    + " ETCD_* variables only; put the settings in the unit or its environment file, or write the spec by hand");
+        }
+        if (get("data-dir").isEmpty()) {
+            why.add("no --data-dir/ETCD_DATA_DIR: etcd's default is relative to its working directory; set it explicitly first");
+        } else if (!get("data-dir").get().startsWith("/")) {
+            why.add("data dir " + get("data-dir").get() + " is not an absolute path");
+        }
+        get("wal-dir").ifPresent(w -> why.add("the write-ahead log is kept apart (--wal-dir " + w + "): etcdwright keeps it"
+                + " inside the data dir; move it back with etcd's own procedure first"));
+        if (flag("auto-tls") || flag("peer-auto-tls")) {
+            why.add("etcd makes its own certificates (--auto-tls/--peer-auto-tls): there is no CA to import");
+        }
+        List<URI> peers = urls("initial-advertise-peer-urls");
+        List<URI> clients = urls("advertise-client-urls");
+        if (peers.isEmpty() || clients.isEmpty()) {
+            why.add("no --initial-advertise-peer-urls or --advertise-client-urls: etcd's localhost defaults cannot form a cluster"
+                    + " across hosts");
+        }
+        if (peers.stream().anyMatch(u -> !"https".equals(u.getScheme())) || clients.stream().anyMatch(u -> !"https".equals(u.getScheme()))) {
+            why.add("a plaintext cluster (http:// URLs): import of plain HTTP is not supported yet; etcdwright runs peers and"
+                    + " clients over mutual TLS");
+        } else if (get("trusted-ca-file").isEmpty() || get("cert-file").isEmpty() || get("peer-cert-file").isEmpty()) {
+            why.add("TLS without --trusted-ca-file, --cert-file and --peer-cert-file: no CA to import");
+        }
+        if (peers.size() > 1 || clients.size() > 1) {
+            why.add("more than one advertised peer or client URL: etcdwright gives each member one address");
+        }
+        return why;
+    }
+
+    /** The address the member advertises to its peers (a host name or an IP literal without brackets). */
+    public String peerHost() {
+        String h = urls("initial-advertise-peer-urls").get(0).getHost();
+        return h.startsWith("[") ? h.substring(1, h.length() - 1) : h;
+    }
+
+    public int peerPort() {
+        return portOf(urls("initial-advertise-peer-urls").get(0), 2380);
+    }
+
+    public int clientPort() {
+        return portOf(urls("advertise-client-urls").get(0), 2379);
+    }
+
+    private static int portOf(URI u, int dflt) {
+        return u.getPort() > 0 ? u.getPort() : dflt;
+    }
+}

@@ -1,0 +1,132 @@
+package io.etcdwright.modules.adopt;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Specs written from readings recorded on hand-made clusters (AdoptIT's layouts), and every refusal. */
+class ClusterImportTest {
+    private static final String CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+
+    /** A member as the kubeadm layout of AdoptIT runs it (flags in the unit). */
+    private static ClusterImport.HostReading kubeadm(int i, String version) {
+        String ip = "10.82.0.1" + i;
+        Map<String, String> flags = new java.util.LinkedHashMap<>(Map.ofEntries(
+                Map.entry("name", "h" + i), Map.entry("data-dir", "/var/lib/etcd"),
+                Map.entry("listen-client-urls", "https://127.0.0.1:2379,https://" + ip + ":2379"),
+                Map.entry("advertise-client-urls", "https://" + ip + ":2379"),
+                Map.entry("listen-peer-urls", "https://" + ip + ":2380"),
+                Map.entry("initial-advertise-peer-urls", "https://" + ip + ":2380"),
+                Map.entry("initial-cluster", "h1=https://10.82.0.11:2380,h2=https://10.82.0.12:2380,h3=https://10.82.0.13:2380"),
+                Map.entry("initial-cluster-state", "new"), Map.entry("initial-cluster-token", "adopted-kubeadm"),
+                Map.entry("listen-metrics-urls", "http://127.0.0.1:2381"),
+                Map.entry("cert-file", "/etc/kubernetes/pki/etcd/server.crt"), Map.entry("key-file", "/etc/kubernetes/pki/etcd/server.key"),
+                Map.entry("peer-cert-file", "/etc/kubernetes/pki/etcd/peer.crt"), Map.entry("peer-key-file", "/etc/kubernetes/pki/etcd/peer.key"),
+                Map.entry("trusted-ca-file", "/etc/kubernetes/pki/etcd/ca.crt"),
+                Map.entry("peer-trusted-ca-file", "/etc/kubernetes/pki/etcd/ca.crt"),
+                Map.entry("client-cert-auth", "true"), Map.entry("peer-client-cert-auth", "true"),
+                Map.entry("snapshot-count", "10000"), Map.entry("heartbeat-interval", "100"), Map.entry("election-timeout", "1000"),
+                Map.entry("auto-compaction-retention", "8"), Map.entry("log-outputs", "stderr,/var/log/etcd.log")));
+        return new ClusterImport.HostReading(new ClusterImport.InventoryMember("h" + i, "h" + i, ip),
+                new ForeignMember("h" + i, "h" + i + ":/etc/systemd/system/etcd.service", "/usr/local/bin/etcd", flags),
+                version, CA, List.of());
+    }
+
+    private static ClusterImport.ListedMember listed(int i) {
+        return new ClusterImport.ListedMember("h" + i, List.of("https://10.82.0.1" + i + ":2380"), false);
+    }
+
+    @Test
+    void aKubeadmLayoutIsWrittenAsItIsWithItsDataDirKept() {
+        List<ClusterImport.HostReading> readings = List.of(kubeadm(1, "3.5.16"), kubeadm(2, "3.5.16"), kubeadm(3, "3.5.16"));
+        String name = ClusterImport.clusterName(Optional.empty(), readings);
+        ClusterImport.Result result = ClusterImport.describe(name, readings, List.of(listed(3), listed(1), listed(2)), true,
+                new ClusterImport.Artifacts(Optional.of("http://mirror/v{version}/etcd-v{version}-linux-{arch}.tar.gz"), Optional.empty()));
+        assertEquals("""
+                # Written by 'etcdwright import' from the running cluster: its members, version, ports, data dir
+                # and settings as they are. Its CA is in the workstation's PKI directory for this cluster.
+                cluster:
+                  name: adopted-kubeadm
+                members:
+                  hosts:
+                  - h1
+                  - h2
+                  - h3
+                etcd:
+                  version: 3.5.16
+                  ports:
+                    client: 2379
+                    peer: 2380
+                    metrics: 2381
+                  dataDir: /var/lib/etcd
+                  settings:
+                    auto-compaction-retention: '8'
+                    election-timeout: 1000
+                    heartbeat-interval: 100
+                    log-outputs:
+                    - stderr
+                    - /var/log/etcd.log
+                    snapshot-count: 10000
+                artifacts:
+                  url: http://mirror/v{version}/etcd-v{version}-linux-{arch}.tar.gz
+                """, result.specYaml());
+        assertEquals(List.of("h1", "h2", "h3"), result.members());
+        assertEquals(List.of(), result.notes());
+    }
+
+    @Test
+    void whatASpecCannotSayIsRefusedAllAtOnce() {
+        ClusterImport.HostReading renamed = new ClusterImport.HostReading(new ClusterImport.InventoryMember("h2", "h2", "10.82.0.99"),
+                kubeadm(2, "3.5.16").member(), "3.5.16", CA, List.of());
+        List<String> why = ClusterImport.hostProblems(List.of(kubeadm(1, "3.5.16"), renamed, kubeadm(3, "3.4.23")));
+        assertEquals(List.of(
+                "h2: its member advertises 10.82.0.12 but etcdwright would use 10.82.0.99: set etcd_address: 10.82.0.12 on host h2"
+                        + " in the inventory (a member keeps its peer URL)",
+                "the members differ in their etcd version (h1, h2: 3.5.16; h3: 3.4.23): a desired state has one; make them the"
+                        + " same first"), why);
+
+        ClusterImport.Refused stranger = assertThrows(ClusterImport.Refused.class, () -> ClusterImport.describe("c",
+                List.of(kubeadm(1, "3.5.16"), kubeadm(2, "3.5.16")), List.of(listed(1), listed(2), listed(3),
+                        new ClusterImport.ListedMember("", List.of("https://10.82.0.14:2380"), true)), true,
+                ClusterImport.Artifacts.DEFAULT));
+        assertEquals(List.of("member h3 https://10.82.0.13:2380 runs on no host that was read: add its host to the inventory"
+                        + " (or remove the member from the cluster) and import again",
+                "member (unstarted) https://10.82.0.14:2380 is a learner: promote it (etcdctl member promote) or remove it, then import"),
+                stranger.reasons());
+    }
+
+    @Test
+    void aReleaseOlderThanEtcdwrightRunsIsRefused() {
+        assertEquals(List.of("h1: etcd 3.3.27 is older than 3.4, the oldest etcdwright runs: upgrade it by etcd's own procedure first"),
+                ClusterImport.hostProblems(List.of(kubeadm(1, "3.3.27"))));
+    }
+
+    @Test
+    void aPlaintextClusterAndSettingsKeptElsewhereAreRefusedForNow() {
+        Map<String, String> flags = new java.util.HashMap<>(kubeadm(1, "3.5.16").member().settings());
+        flags.put("advertise-client-urls", "http://10.82.0.11:2379");
+        flags.put("wal-dir", "/wal");
+        ForeignMember plain = new ForeignMember("h1", "u", "/usr/bin/etcd", flags);
+        assertEquals(List.of("the write-ahead log is kept apart (--wal-dir /wal): etcdwright keeps it inside the data dir; move"
+                        + " it back with etcd's own procedure first",
+                "a plaintext cluster (http:// URLs): import of plain HTTP is not supported yet; etcdwright runs peers and clients"
+                        + " over mutual TLS"), plain.unsupported());
+    }
+
+    @Test
+    void theClusterIsNamedByTheOperatorOrByItsToken() {
+        assertEquals("given", ClusterImport.clusterName(Optional.of("given"), List.of(kubeadm(1, "3.5.16"))));
+        Map<String, String> flags = new java.util.HashMap<>(kubeadm(1, "3.5.16").member().settings());
+        flags.put("initial-cluster-token", "Etcd Cluster");
+        ClusterImport.HostReading odd = new ClusterImport.HostReading(kubeadm(1, "3.5.16").inventory(),
+                new ForeignMember("h1", "u", "/usr/bin/etcd", flags), "3.5.16", CA, List.of());
+        assertEquals(List.of("the cluster needs a name for etcdwright (its spec and PKI directory): its initial-cluster-token"
+                        + " 'Etcd Cluster' is not one (lowercase letters, digits and inner '-'); give one with --name NAME"),
+                assertThrows(ClusterImport.Refused.class, () -> ClusterImport.clusterName(Optional.empty(), List.of(odd))).reasons());
+    }
+}
