@@ -299,7 +299,7 @@ public final class RestorePlanner {
     }
 
     private List<Step> restoreAll(RestoreTool tool, String token, List<EtcdConfigFile.Peer> everyone, List<Step> stops) {
-        String initialCluster = everyone.stream().map(p -> p.name() + "=" + p.url(in.layout().peerPort()))
+        String initialCluster = everyone.stream().map(p -> p.name() + "=" + p.peerUrl(in.layout()))
                 .collect(Collectors.joining(","));
         String dataDir = in.layout().dataDir();
         String suffix = suffix();
@@ -308,7 +308,7 @@ public final class RestorePlanner {
         List<Step> restores = new ArrayList<>();
         for (Member m : members) {
             String host = m.host().name();
-            String peerUrl = new EtcdConfigFile.Peer(m.name(), m.address()).url(in.layout().peerPort());
+            String peerUrl = new EtcdConfigFile.Peer(m.name(), m.address()).peerUrl(in.layout());
             EtcdHostFacts f = in.facts().get(host);
             Step step = Step.on(host, "restore", "restore/data").kind(ChangeKind.UPDATE)
                     .summary("restore member " + m.name() + " into " + dataDir)
