@@ -93,6 +93,17 @@ class TransportMigrationScenarioTest {
     }
 
     @Test
+    void aMoveKilledBetweenThePeerUrlUpdateAndTheRestartRestartsThatMember() {
+        // h1's peer URL is https in the member list, but it still runs (and its config says) round 1.
+        Plan plan = scenarios.plan(scenarioOf(facts(Map.of("h1", ROUND_1, "h2", ROUND_1, "h3", ROUND_1), Set.of("h1")), "three"));
+        List<String> all = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), LEADER);
+        assertEquals(rounds(List.of(), all, all), PlannerScenarios.shape(plan));
+        Step h1 = plan.steps().stream().filter(s -> s.id().equals("h1/transport-round-2")).findFirst().orElseThrow();
+        assertEquals("round 2/3 (advertise TLS): restart etcd serving clients http+https (https advertised), peers https (mutual TLS)",
+                h1.summary());
+    }
+
+    @Test
     void clientsAloneMoveInThreeRoundsWithoutAPeerUrlChange() {
         MemberTransport clientsPlain = new MemberTransport(Clients.PLAINTEXT, Peers.TLS);
         Plan plan = scenarios.plan(scenarioOf(facts(Map.of("h1", clientsPlain, "h2", clientsPlain, "h3", clientsPlain),
@@ -113,6 +124,19 @@ class TransportMigrationScenarioTest {
         assertEquals(rounds(order, order, null), PlannerScenarios.shape(plan));
         assertEquals("round 2/2 (advertise TLS): member update peer URL to https, restart etcd serving clients https (mutual TLS),"
                 + " peers https (mutual TLS)", plan.steps().get(3).summary());
+    }
+
+    @Test
+    void installedScheduledBackupsAreGivenTheHttpsEndpointOnceHttpIsDropped() {
+        Path facts = facts(Map.of("h1", PLAIN, "h2", PLAIN, "h3", PLAIN), Set.of(), Set.of(), Set.of("h2"));
+        Plan plan = scenarios.plan(scenarioOf(facts, "three-scheduled"));
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), LEADER);
+        List<String> want = new ArrayList<>(rounds(order, order, order));
+        // Only where a schedule is installed: a new one is converge's, after its checks of the hosts' tools.
+        want.add("h2/schedule <- " + order.get(2) + "/transport-round-3");
+        assertEquals(want, PlannerScenarios.shape(plan));
+        assertTrue(plan.steps().get(want.size() - 1).diff().orElseThrow().after().contains("https://10.77.0.12:2379"),
+                plan.steps().get(want.size() - 1).diff().toString());
     }
 
     @Test
@@ -163,12 +187,16 @@ class TransportMigrationScenarioTest {
         return facts(stages, httpsPeers, Set.of());
     }
 
+    private Path facts(Map<String, MemberTransport> stages, Set<String> httpsPeers, Set<String> pending) {
+        return facts(stages, httpsPeers, pending, Set.of());
+    }
+
     /**
      * The converged recording with each host's config as etcdwright writes it for {@code stages},
      * the member list's URLs as those stages advertise them (peer URLs https for {@code httpsPeers}),
      * and the config written after etcd started on {@code pending}.
      */
-    private Path facts(Map<String, MemberTransport> stages, Set<String> httpsPeers, Set<String> pending) {
+    private Path facts(Map<String, MemberTransport> stages, Set<String> httpsPeers, Set<String> pending, Set<String> scheduled) {
         try {
             DesiredState desired = DesiredStateLoader.load(PlannerScenarios.DIR.resolve("inventory.yaml"),
                     PlannerScenarios.DIR.resolve("three.yaml"));
@@ -212,6 +240,16 @@ class TransportMigrationScenarioTest {
                             .replace("\"clientURLs\":[\"https://" + address + ":2379\"]", "\"clientURLs\":[" + clients + "]");
                 }
                 probes.put("etcd_member", answers);
+                if (scheduled.contains(name)) {
+                    // A backup config of an earlier apply (its endpoint http://): the probe's output for that one file.
+                    var probe = io.etcdwright.modules.cluster.EtcdProbes.of(Layouts.of(desired)).backupFiles();
+                    ((ObjectNode) host.path("probe_arguments")).set(probe.name(), json.valueToTree(probe.arguments()));
+                    String conf = "ENDPOINT=http://" + member.address() + ":2379\n";
+                    probes.put(probe.name(), "@file " + io.etcdwright.modules.backup.schedule.ScheduleLayout.FILES.indexOf(
+                            io.etcdwright.modules.backup.schedule.ScheduleLayout.CONF) + "\nmeta=600 root root 1795544990.000000\nsha256="
+                            + sha256(conf) + "  -\ncontent=" + Base64.getEncoder().encodeToString(conf.getBytes(StandardCharsets.UTF_8))
+                            + "\n");
+                }
             }
             Path file = Files.createTempFile(home, "transport", ".json");
             json.writeValue(file.toFile(), doc);

@@ -11,6 +11,9 @@ import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
 import io.etcdwright.modules.MemberModule;
+import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
+import io.etcdwright.modules.backup.schedule.ScheduleLayout;
+import io.etcdwright.modules.backup.schedule.ScheduleTarget;
 import io.etcdwright.modules.config.ConfigFileModule;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.config.MemberTransport;
@@ -108,6 +111,7 @@ public final class TransportMigrationPlanner {
         for (Round round : rounds) {
             previous = round(round, rounds, previous, certificates);
         }
+        scheduledBackups(previous);
         if (target.clients() == Clients.TLS && stages.values().stream().anyMatch(s -> s.clients() != Clients.TLS)) {
             warnings.add("clients still on http:// stop being served in the last round: move them to https:// with the"
                     + " cluster's CA and a client certificate first ('etcdwright kube-apiserver-flags', 'etcdwright client-env')");
@@ -190,6 +194,25 @@ public final class TransportMigrationPlanner {
             byHost.put(m.host().name(), done);
         }
         return byHost;
+    }
+
+    /**
+     * The scheduled backups' config names the member's client URL: once the last round dropped
+     * http://, it gets the https:// one (and the script the TLS files it already has), so backups
+     * keep running between this apply and the next. Only where a schedule is installed already: a
+     * new one (or one the spec cannot have) is left to converge, which checks the hosts' tools first.
+     */
+    private void scheduledBackups(List<Step> after) {
+        ScheduleTarget.Resolved schedule = ScheduleTarget.resolve(in.desired());
+        if (schedule.target().isEmpty() || !schedule.refusals().isEmpty()) {
+            return;
+        }
+        BackupScheduleModule module = new BackupScheduleModule(schedule.target());
+        for (Member m : in.desired().members()) {
+            if (in.facts().get(m.host().name()).file(ScheduleLayout.CONF).exists()) {
+                module.plan(context(m, in.layout())).ifPresent(c -> steps.add(c.step().after(after).does(c.operation())));
+            }
+        }
     }
 
     /**
