@@ -236,9 +236,7 @@ public final class ConvergePlanner {
 
     /** The CA and the client certificates, made on the workstation before anything needs them. */
     private List<Step> workstationPki() {
-        List<Step> pki = new ArrayList<>();
-        PkiSteps.caStep(in.pki()).ifPresent(pki::add);
-        PkiSteps.clientStep(in.pki(), List.copyOf(pki)).ifPresent(pki::add);
+        List<Step> pki = PkiSteps.workstation(in.pki());
         steps.addAll(pki);
         return pki;
     }

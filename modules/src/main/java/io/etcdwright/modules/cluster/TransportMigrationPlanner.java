@@ -172,9 +172,7 @@ public final class TransportMigrationPlanner {
 
     /** The workstation's CA and client certificates: the admin client speaks TLS from the second round on. */
     private List<Step> workstationPki() {
-        List<Step> pki = new ArrayList<>();
-        PkiSteps.caStep(in.pki()).ifPresent(pki::add);
-        PkiSteps.clientStep(in.pki(), List.copyOf(pki)).ifPresent(pki::add);
+        List<Step> pki = PkiSteps.workstation(in.pki());
         steps.addAll(pki);
         return pki;
     }

@@ -152,9 +152,7 @@ public final class RestorePlanner {
         sayWhatToExpect(tool, token);
         warnings.addAll(1, prelude.warnings());
 
-        List<Step> pki = new ArrayList<>();
-        PkiSteps.caStep(in.pki()).ifPresent(pki::add);
-        PkiSteps.clientStep(in.pki(), List.copyOf(pki)).ifPresent(pki::add);
+        List<Step> pki = PkiSteps.workstation(in.pki());
         steps.addAll(pki);
         List<Step> gate = prelude.gate(pki);
         steps.addAll(gate);
