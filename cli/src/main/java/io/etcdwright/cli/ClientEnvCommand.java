@@ -2,6 +2,7 @@ package io.etcdwright.cli;
 
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.Tls;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.ssh.ShellQuoting;
 import io.etcdwright.modules.cluster.Endpoints;
@@ -44,18 +45,21 @@ final class ClientEnvCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
-        ClusterPki pki = Pkis.of(desired);
-        ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-        if (!Files.exists(admin.cert())) {
-            throw new IllegalStateException("no admin certificate in " + pki.settings().dir()
-                    + " yet: run 'etcdwright apply' first");
-        }
         Map<String, String> env = new LinkedHashMap<>();
         env.put("ETCDCTL_API", "3");
         env.put("ETCDCTL_ENDPOINTS", String.join(",", Endpoints.clientUrls(desired.members(), Layouts.of(desired))));
-        env.put("ETCDCTL_CACERT", pki.caCertFile().toAbsolutePath().toString());
-        env.put("ETCDCTL_CERT", admin.cert().toAbsolutePath().toString());
-        env.put("ETCDCTL_KEY", admin.key().toAbsolutePath().toString());
+        // tls.transport.clients plaintext: http:// endpoints, and no certificate etcdctl would offer for nothing.
+        if (desired.spec().tls().transport().clients() == Tls.Mode.MUTUAL_TLS) {
+            ClusterPki pki = Pkis.of(desired);
+            ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+            if (!Files.exists(admin.cert())) {
+                throw new IllegalStateException("no admin certificate in " + pki.settings().dir()
+                        + " yet: run 'etcdwright apply' first");
+            }
+            env.put("ETCDCTL_CACERT", pki.caCertFile().toAbsolutePath().toString());
+            env.put("ETCDCTL_CERT", admin.cert().toAbsolutePath().toString());
+            env.put("ETCDCTL_KEY", admin.key().toAbsolutePath().toString());
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.print(output == OutputFormat.json ? Json.write(document(env)) + "\n" : exportLines(env));
         return Main.OK;

@@ -3,6 +3,7 @@ package io.etcdwright.cli;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.ClientKeys;
 import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.spec.Tls;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.pki.ClusterPki;
@@ -50,7 +51,11 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
         var layout = Layouts.of(desired);
         Map<String, String> flags = new LinkedHashMap<>();
         flags.put("etcd-servers", String.join(",", Endpoints.clientUrls(desired.members(), layout)));
-        if (workstationPaths) {
+        if (desired.spec().tls().transport().clients() == Tls.Mode.PLAINTEXT) {
+            // Plain HTTP: kube-apiserver needs no CA or client certificate (and would be told a lie by them).
+            spec.commandLine().getErr().println("warning: tls.transport.clients is plaintext in " + input.spec + ": kube-apiserver"
+                    + " talks to etcd unauthenticated; set mutual-tls to move the cluster to TLS");
+        } else if (workstationPaths) {
             ClusterPki pki = Pkis.of(desired);
             ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);
             flags.put("etcd-cafile", pki.caCertFile().toAbsolutePath().toString());

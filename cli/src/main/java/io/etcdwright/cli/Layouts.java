@@ -9,6 +9,7 @@ final class Layouts {
 
     static EtcdLayout of(DesiredState desired) {
         var etcd = desired.spec().etcd();
-        return new EtcdLayout(etcd.dataDir(), etcd.ports().client(), etcd.ports().peer());
+        return new EtcdLayout(etcd.dataDir(), etcd.ports().client(), etcd.ports().peer(),
+                io.etcdwright.modules.config.MemberTransport.of(desired.spec().tls().transport()));
     }
 }

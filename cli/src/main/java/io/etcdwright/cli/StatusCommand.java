@@ -63,7 +63,9 @@ final class StatusCommand implements Callable<Integer> {
         java.util.Optional<String> clusterVersion = status.members().stream().filter(MemberStatus::healthy)
                 .flatMap(m -> m.clientUrls().stream()).findFirst()
                 .flatMap(url -> ClusterVersion.of(new Health.Access(pki.caCertFile(), admin.cert(), admin.key()), url, timeout));
-        Map<String, OptionalLong> expiry = ServedCertificates.daysUntilExpiry(endpoints, pki.caCertFile(), admin.cert(),
+        // Plain HTTP endpoints (tls.transport.clients plaintext) present no certificate to ask about.
+        Map<String, OptionalLong> expiry = ServedCertificates.daysUntilExpiry(endpoints.stream()
+                        .filter(u -> u.startsWith("https://")).toList(), pki.caCertFile(), admin.cert(),
                 admin.key(), timeout);
         List<Map<String, Object>> rows = new ArrayList<>();
         List<String> order = desired.members().stream().map(m -> m.name()).toList();

@@ -279,6 +279,24 @@ class JsonOutputSchemaTest {
         }
     }
 
+    /** tls.transport.clients plaintext: http:// endpoints and no TLS files, still as the schemas say; a warning on stderr. */
+    @Test
+    void aPlaintextClusterGetsHttpEndpointsAndNoCertificates() throws Exception {
+        Path spec = spec("tls: {transport: {clients: plaintext, peers: plaintext}}\n");
+        ClientEnvOutputTest.Run env = ClientEnvOutputTest.run("client-env", "-i", inventory().toString(), "-f", spec.toString(),
+                "-o", "json");
+        assertEquals(0, env.code(), env.err());
+        JsonNode json = conforms("client-env", env.out());
+        assertEquals("http://192.0.2.11:2379,http://192.0.2.12:2379", json.path("ETCDCTL_ENDPOINTS").asText());
+        assertTrue(json.path("ETCDCTL_CACERT").isMissingNode() && json.path("ETCDCTL_CERT").isMissingNode(), json.toString());
+        ClientEnvOutputTest.Run flags = ClientEnvOutputTest.run("kube-apiserver-flags", "-i", inventory().toString(), "-f",
+                spec.toString(), "-o", "json");
+        assertEquals(0, flags.code(), flags.err());
+        JsonNode doc = conforms("kube-apiserver-flags", flags.out());
+        assertEquals("{\"etcd-servers\":\"http://192.0.2.11:2379,http://192.0.2.12:2379\"}", doc.path("flags").toString());
+        assertTrue(flags.err().contains("plaintext"), flags.err());
+    }
+
     @Test
     void validateJsonListsEveryProblemAndKeepsItsExitCodes() throws Exception {
         Path inventory = inventory();

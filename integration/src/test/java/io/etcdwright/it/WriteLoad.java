@@ -134,7 +134,12 @@ final class WriteLoad implements AutoCloseable {
         }
     }
 
-    private final Client client;
+    /**
+     * The clients writes go through: the first, then the second after a write on the first failed,
+     * and so on. One alone usually; two while a cluster moves from plain HTTP to TLS (an http client
+     * and an https one), as a client that knows both endpoints of a member would do.
+     */
+    private final List<Client> clients;
     private final List<Thread> writers = new ArrayList<>();
     private final List<Ack> acks = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger unacknowledged = new AtomicInteger();
@@ -148,8 +153,8 @@ final class WriteLoad implements AutoCloseable {
     private final String prefix = PREFIX + Long.toHexString(System.nanoTime()) + "/";
     private Acks stopped;
 
-    private WriteLoad(Client client, Path logFile) throws IOException {
-        this.client = client;
+    private WriteLoad(List<Client> clients, Path logFile) throws IOException {
+        this.clients = List.copyOf(clients);
         this.logFile = logFile;
         Files.createDirectories(logFile.getParent());
         this.log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
@@ -160,7 +165,15 @@ final class WriteLoad implements AutoCloseable {
      * (the variables 'etcdwright client-env' prints), logging acknowledgements to {@code logFile}.
      */
     static WriteLoad start(Map<String, String> clientEnv, int writerCount, Path logFile) throws IOException {
-        WriteLoad load = new WriteLoad(client(clientEnv, endpoints(clientEnv)), logFile);
+        return start(List.of(clientEnv), writerCount, logFile);
+    }
+
+    /**
+     * As above, through the first of {@code clientEnvs} until a write fails, then the next (a
+     * cluster moving from plain HTTP to TLS: the http client env, then the https one).
+     */
+    static WriteLoad start(List<Map<String, String>> clientEnvs, int writerCount, Path logFile) throws IOException {
+        WriteLoad load = new WriteLoad(clientEnvs.stream().map(env -> client(env, endpoints(env))).toList(), logFile);
         for (int w = 0; w < writerCount; w++) {
             int writer = w;
             Thread thread = new Thread(() -> load.write(writer), "write-load-" + w);
@@ -172,11 +185,12 @@ final class WriteLoad implements AutoCloseable {
     }
 
     private void write(int writer) {
+        int through = 0;
         for (long seq = 0; !stopping.get(); seq++) {
             String key = prefix + "w" + writer + "/" + String.format("%08d", seq);
             try {
                 // Create-only: the key must not exist yet, so a write etcd applied twice would show.
-                TxnResponse put = client.getKVClient().txn()
+                TxnResponse put = clients.get(through).getKVClient().txn()
                         .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(Op.put(bytes(key), bytes("writer " + writer + " write " + seq), PutOption.DEFAULT))
                         .commit().get(PUT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -195,6 +209,7 @@ final class WriteLoad implements AutoCloseable {
             } catch (Exception e) {
                 // Unknown outcome (the member restarted, a leader election, a timeout): not acknowledged.
                 unacknowledged.incrementAndGet();
+                through = (through + 1) % clients.size();
                 sleep(20);
             }
         }
@@ -244,7 +259,7 @@ final class WriteLoad implements AutoCloseable {
     @Override
     public void close() {
         stop();
-        client.close();
+        clients.forEach(Client::close);
     }
 
     /**
@@ -504,12 +519,17 @@ final class WriteLoad implements AutoCloseable {
 
     private static Client client(Map<String, String> env, List<URI> endpoints) {
         try {
-            TlsMaterial tls = TlsMaterial.read(Path.of(env.get("ETCDCTL_CACERT")), Path.of(env.get("ETCDCTL_CERT")),
-                    Path.of(env.get("ETCDCTL_KEY")));
             // No retries inside the client: a put it retried after an unknown outcome could land twice,
             // and each attempt here must be one write whose acknowledgement is the writer's to log.
-            return Client.builder().endpoints(endpoints.toArray(URI[]::new)).sslContext(tls.clientContext())
-                    .connectTimeout(Duration.ofSeconds(2)).waitForReady(false).retryMaxAttempts(0).build();
+            var builder = Client.builder().endpoints(endpoints.toArray(URI[]::new))
+                    .connectTimeout(Duration.ofSeconds(2)).waitForReady(false).retryMaxAttempts(0);
+            // A plaintext cluster's client-env has http:// endpoints and no TLS files.
+            if (env.containsKey("ETCDCTL_CACERT")) {
+                TlsMaterial tls = TlsMaterial.read(Path.of(env.get("ETCDCTL_CACERT")), Path.of(env.get("ETCDCTL_CERT")),
+                        Path.of(env.get("ETCDCTL_KEY")));
+                builder.sslContext(tls.clientContext());
+            }
+            return builder.build();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -7,8 +7,9 @@ package io.etcdwright.modules;
  * @param dataDir    the member's data directory (spec etcd.dataDir)
  * @param clientPort spec etcd.ports.client
  * @param peerPort   spec etcd.ports.peer
+ * @param transport  what the members speak on those ports (spec tls.transport, or a stage of a move to TLS)
  */
-public record EtcdLayout(String dataDir, int clientPort, int peerPort) {
+public record EtcdLayout(String dataDir, int clientPort, int peerPort, io.etcdwright.modules.config.MemberTransport transport) {
     public static final String INSTALL_ROOT = "/opt/etcd";
     public static final String LINK_DIR = "/usr/local/bin";
     public static final String CONFIG_DIR = "/etc/etcd";
@@ -20,6 +21,15 @@ public record EtcdLayout(String dataDir, int clientPort, int peerPort) {
     public static final String[] TOOLS = {"etcd", "etcdctl", "etcdutl"};
 
     public static final EtcdLayout DEFAULT = new EtcdLayout("/var/lib/etcd", 2379, 2380);
+
+    /** Mutual TLS on both ports. */
+    public EtcdLayout(String dataDir, int clientPort, int peerPort) {
+        this(dataDir, clientPort, peerPort, io.etcdwright.modules.config.MemberTransport.MUTUAL_TLS);
+    }
+
+    public EtcdLayout withTransport(io.etcdwright.modules.config.MemberTransport other) {
+        return new EtcdLayout(dataDir, clientPort, peerPort, other);
+    }
 
     public static String versionDir(String version) {
         return INSTALL_ROOT + "/v" + version;

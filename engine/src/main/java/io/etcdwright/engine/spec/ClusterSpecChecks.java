@@ -54,6 +54,7 @@ final class ClusterSpecChecks {
         checkSettings();
         checkArtifacts();
         checkPki();
+        checkTransport();
         checkBackup();
     }
 
@@ -236,6 +237,21 @@ final class ClusterSpecChecks {
                             .ifPresent(problem -> problems.error(document, at, problem + " (it goes into every server certificate)"));
                 }
             }
+        }
+    }
+
+    /** Plain HTTP is honoured, and said to be what it is: anyone who reaches the port reads and writes every key. */
+    private void checkTransport() {
+        FieldPath transport = FieldPath.of("tls", "transport");
+        Tls.Transport t = spec.tls().transport();
+        if (t.clients() == Tls.Mode.PLAINTEXT && !reported(transport.key("clients"))) {
+            problems.warning(document, transport.key("clients"), "plaintext: anyone who reaches the client port reads and"
+                    + " writes every key, unauthenticated; set mutual-tls to move the cluster to TLS live");
+        }
+        if (t.peers() == Tls.Mode.PLAINTEXT && !reported(transport.key("peers"))) {
+            problems.warning(document, transport.key("peers"), "plaintext: raft traffic (every write) crosses the network"
+                    + " unencrypted and any host reaching the peer port can pose as a member; set mutual-tls to move the"
+                    + " cluster to TLS live");
         }
     }
 

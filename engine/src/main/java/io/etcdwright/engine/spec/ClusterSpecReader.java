@@ -99,7 +99,12 @@ final class ClusterSpecReader {
                 integer(pki.key("validityDays")).orElse(Pki.DEFAULT_VALIDITY_DAYS),
                 integer(pki.key("renewBeforeDays")).orElse(Pki.DEFAULT_RENEW_BEFORE_DAYS),
                 integer(pki.key("caValidityDays")).orElse(Pki.DEFAULT_CA_VALIDITY_DAYS),
-                extraSans));
+                extraSans), new Tls.Transport(mode(FieldPath.of("tls", "transport", "clients")),
+                mode(FieldPath.of("tls", "transport", "peers"))));
+    }
+
+    private Tls.Mode mode(FieldPath at) {
+        return text(at).flatMap(Tls.Mode::ofSpecName).orElse(Tls.Mode.MUTUAL_TLS);
     }
 
     private Optional<BackupPolicy> backup(String clusterName) {

@@ -62,6 +62,8 @@ import java.util.Set;
  * A minor downgrade cannot roll: it is refused unless the operator allows the downtime of a restore,
  * then planned by {@link MinorDowngradePlanner}, which also finishes a restore an interrupted apply
  * left in flight. A write fence such an apply left raised is lifted first ({@link WriteFence}).
+ * A running cluster whose members serve plain HTTP where the spec asks for mutual TLS is moved by
+ * {@link TransportMigrationPlanner}, alone in its plan; the next apply converges the rest.
  */
 public final class ConvergePlanner {
     /**
@@ -178,6 +180,11 @@ public final class ConvergePlanner {
         if (restore.isPresent()) {
             return restore.get();
         }
+        // Members whose transport is behind the spec's (plain HTTP to TLS) move first, in a plan of their own.
+        Optional<Plan> transport = TransportMigrationPlanner.plan(in, version);
+        if (transport.isPresent()) {
+            return transport.get();
+        }
         // A hop (the newest patch before a minor step) is installed in place of the spec's version.
         Optional<String> installs = version.installs().map(Version::toString)
                 .filter(v -> !v.equals(in.desired().spec().etcd().version()));
@@ -249,9 +256,7 @@ public final class ConvergePlanner {
 
     /** The CA and the client certificates, made on the workstation before anything needs them. */
     private List<Step> workstationPki() {
-        List<Step> pki = new ArrayList<>();
-        PkiSteps.caStep(in.pki()).ifPresent(pki::add);
-        PkiSteps.clientStep(in.pki(), List.copyOf(pki)).ifPresent(pki::add);
+        List<Step> pki = PkiSteps.workstation(in.pki());
         steps.addAll(pki);
         return pki;
     }

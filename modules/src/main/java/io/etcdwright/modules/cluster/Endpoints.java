@@ -8,7 +8,7 @@ import io.etcdwright.modules.pki.HostCertificates;
 
 import java.util.List;
 
-/** How the workstation reaches the members: their client URLs and the admin certificate. */
+/** How the workstation reaches the members: their client URLs (the scheme the layout's transport advertises) and the admin certificate. */
 public final class Endpoints {
     private Endpoints() {
     }
@@ -26,6 +26,6 @@ public final class Endpoints {
 
     public static String clientUrl(Member m, EtcdLayout layout) {
         String host = m.address().contains(":") ? "[" + m.address() + "]" : m.address();
-        return "https://" + host + ":" + layout.clientPort();
+        return layout.transport().clientScheme() + "://" + host + ":" + layout.clientPort();
     }
 }

@@ -52,6 +52,9 @@ public final class FactsView {
         Map<String, Object> config = new LinkedHashMap<>();
         config.put("path", EtcdLayout.CONFIG_FILE);
         config.put("sha256", digest(f.file(EtcdLayout.CONFIG_FILE)));
+        // What the config serves on the client and peer ports: where a move to TLS stands on this member.
+        f.file(EtcdLayout.CONFIG_FILE).content().flatMap(io.etcdwright.modules.config.MemberTransport::readFrom)
+                .ifPresent(t -> config.put("transport", t.describe()));
         v.put("config", config);
         v.put("certificates", certificates(f));
         return v;
@@ -128,7 +131,8 @@ public final class FactsView {
                     + " index " + st.raftIndex() + ", db " + bytes(st.dbSizeBytes()));
         }
         Map<String, Object> config = (Map<String, Object>) v.get("config");
-        line(s, "config", config.get("sha256") == null ? "none" : config.get("path") + " sha256 " + ((String) config.get("sha256")).substring(0, 16));
+        line(s, "config", config.get("sha256") == null ? "none" : config.get("path") + " sha256 " + ((String) config.get("sha256")).substring(0, 16)
+                + (config.containsKey("transport") ? "; " + config.get("transport") : ""));
         List<Map<String, Object>> certs = (List<Map<String, Object>>) v.get("certificates");
         if (certs.isEmpty()) {
             line(s, "certs", "none");

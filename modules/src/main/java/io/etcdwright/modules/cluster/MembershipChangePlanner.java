@@ -52,7 +52,7 @@ final class MembershipChangePlanner {
                         m.learner(), m.healthy(), m.leader(), dataLost(in, m.name())))
                 .toList();
         List<MembershipPlan.Desired> desired = in.desired().members().stream()
-                .map(m -> new MembershipPlan.Desired(m.name(), peer(m).url(layout.peerPort())))
+                .map(m -> new MembershipPlan.Desired(m.name(), peer(m).peerUrl(layout)))
                 .toList();
         List<MembershipPlan.Current> voters = current.stream().filter(c -> !c.learner()).toList();
         boolean quorum = voters.stream().filter(MembershipPlan.Current::healthy).count() >= voters.size() / 2 + 1;
@@ -172,7 +172,7 @@ final class MembershipChangePlanner {
      * joiner's peer URL, running there as itself, is kept.
      */
     private Optional<MembershipSteps.OldData> oldData(Member m, EtcdHostFacts f) {
-        String peerUrl = peer(m).url(in.layout().peerPort());
+        String peerUrl = peer(m).peerUrl(in.layout());
         ClusterStatus cluster = in.cluster().orElseThrow();
         Optional<String> learnerId = cluster.members().stream()
                 .filter(c -> c.learner() && c.peerUrls().contains(peerUrl)).map(MemberStatus::id).findFirst();

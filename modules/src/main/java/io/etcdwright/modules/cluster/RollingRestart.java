@@ -69,7 +69,7 @@ final class RollingRestart {
     }
 
     /** Asked now, not when planned: leadership may have moved since. */
-    private static void handOffIfLeading(StepContext ctx, ConvergePlanner.Context c, String self, List<String> restartedBefore) {
+    static void handOffIfLeading(StepContext ctx, ConvergePlanner.Context c, String self, List<String> restartedBefore) {
         try (MembershipChanges etcd = MembershipChanges.connect(c.clientUrls(), c.access().caCert(), c.access().clientCert(),
                 c.access().clientKey(), CALL_TIMEOUT)) {
             Optional<ClusterMember> leader = etcd.leader();

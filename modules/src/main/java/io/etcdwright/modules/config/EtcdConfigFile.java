@@ -17,9 +17,17 @@ import java.util.stream.Collectors;
 public final class EtcdConfigFile {
     /** A member as the config needs it: name and the address it advertises. */
     public record Peer(String name, String address) {
-        public String url(int port) {
-            String host = address.contains(":") ? "[" + address + "]" : address;
-            return "https://" + host + ":" + port;
+        public String url(String scheme, int port) {
+            return scheme + "://" + host() + ":" + port;
+        }
+
+        /** Its peer URL: the scheme of the layout's transport, the peer port. */
+        public String peerUrl(EtcdLayout layout) {
+            return url(layout.transport().peerScheme(), layout.peerPort());
+        }
+
+        private String host() {
+            return address.contains(":") ? "[" + address + "]" : address;
         }
     }
 
@@ -40,13 +48,36 @@ public final class EtcdConfigFile {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("name", self.name());
         doc.put("data-dir", layout.dataDir());
-        doc.put("listen-peer-urls", self.url(layout.peerPort()));
-        // Loopback too, so etcdctl on the host and local health checks need no routable address.
-        doc.put("listen-client-urls", self.url(layout.clientPort()) + ",https://127.0.0.1:" + layout.clientPort());
-        doc.put("advertise-client-urls", self.url(layout.clientPort()));
-        doc.put("initial-advertise-peer-urls", self.url(layout.peerPort()));
+        MemberTransport transport = layout.transport();
+        String peerScheme = transport.peerScheme();
+        doc.put("listen-peer-urls", self.url(peerScheme, layout.peerPort()));
+        // Loopback too, so etcdctl on the host and local health checks need no routable address. Both
+        // schemes on one port while a cluster moves to TLS: etcd serves them on one listener (cmux).
+        List<String> listen = new java.util.ArrayList<>();
+        List<String> advertise = new java.util.ArrayList<>();
+        if (transport.servesClientHttp()) {
+            listen.add(self.url("http", layout.clientPort()));
+        }
+        if (transport.servesClientHttps()) {
+            listen.add(self.url("https", layout.clientPort()));
+        }
+        if (transport.servesClientHttp()) {
+            listen.add("http://127.0.0.1:" + layout.clientPort());
+        }
+        if (transport.servesClientHttps()) {
+            listen.add("https://127.0.0.1:" + layout.clientPort());
+        }
+        if (transport.clients() == MemberTransport.Clients.BOTH) {
+            advertise.add(self.url("http", layout.clientPort()));
+            advertise.add(self.url("https", layout.clientPort()));
+        } else {
+            advertise.add(self.url(transport.clientScheme(), layout.clientPort()));
+        }
+        doc.put("listen-client-urls", String.join(",", listen));
+        doc.put("advertise-client-urls", String.join(",", advertise));
+        doc.put("initial-advertise-peer-urls", self.url(peerScheme, layout.peerPort()));
         doc.put("initial-cluster", initialPeers.stream()
-                .map(p -> p.name() + "=" + p.url(layout.peerPort()))
+                .map(p -> p.name() + "=" + p.url(peerScheme, layout.peerPort()))
                 .collect(Collectors.joining(",")));
         doc.put("initial-cluster-state", clusterState);
         doc.put("initial-cluster-token", token);
@@ -56,8 +87,12 @@ public final class EtcdConfigFile {
             String host = self.address().contains(":") ? "[" + self.address() + "]" : self.address();
             doc.put("listen-metrics-urls", "http://" + host + ":" + metricsPort + ",http://127.0.0.1:" + metricsPort);
         }
-        doc.put("client-transport-security", tls("server"));
-        doc.put("peer-transport-security", tls("peer"));
+        if (transport.servesClientHttps()) {
+            doc.put("client-transport-security", tls("server"));
+        }
+        if (transport.hasPeerKeys()) {
+            doc.put("peer-transport-security", tls("peer"));
+        }
         doc.putAll(new TreeMap<>(settings));
 
         DumperOptions options = new DumperOptions();

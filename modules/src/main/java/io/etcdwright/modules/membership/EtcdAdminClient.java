@@ -97,9 +97,11 @@ public final class EtcdAdminClient implements AutoCloseable {
         TlsMaterial tls = TlsMaterial.read(caCert, clientCert, clientKey);
         Client client;
         try {
-            client = Client.builder()
-                    .endpoints(uris.toArray(URI[]::new))
-                    .sslContext(tls.clientContext())
+            var builder = Client.builder().endpoints(uris.toArray(URI[]::new));
+            if (!plaintext(uris)) {
+                builder.sslContext(tls.clientContext());
+            }
+            client = builder
                     // Fail a call at once when its endpoint refuses, rather than wait for it to come back.
                     .waitForReady(false)
                     .connectTimeout(timeout)
@@ -174,7 +176,7 @@ public final class EtcdAdminClient implements AutoCloseable {
         List<Member> members = list.getMembers();
         for (Member member : members) {
             for (URI url : member.getClientURIs()) {
-                if (isHttps(url)) {
+                if (url.getScheme().equalsIgnoreCase(endpoints.get(0).getScheme())) {
                     probes.computeIfAbsent(key(url), k -> probe(normalize(url)));
                 }
             }
@@ -244,8 +246,11 @@ public final class EtcdAdminClient implements AutoCloseable {
         }
         List<String> reasons = new ArrayList<>();
         for (URI url : member.getClientURIs()) {
-            if (!isHttps(url)) {
-                reasons.add(url + ": not https; this client speaks TLS only");
+            // A member moving to TLS advertises http:// and https://: the one this client speaks is asked.
+            if (!url.getScheme().equalsIgnoreCase(endpoints.get(0).getScheme())) {
+                if (member.getClientURIs().stream().noneMatch(u -> u.getScheme().equalsIgnoreCase(endpoints.get(0).getScheme()))) {
+                    reasons.add(url + ": not " + endpoints.get(0).getScheme() + ", which this client speaks");
+                }
                 continue;
             }
             Answer answer = answers.get(key(url));
@@ -467,7 +472,16 @@ public final class EtcdAdminClient implements AutoCloseable {
         for (String endpoint : endpoints) {
             uris.add(parseEndpoint(endpoint));
         }
+        // One channel for all of them: jetcd speaks TLS to every endpoint or to none.
+        if (uris.stream().map(URI::getScheme).distinct().count() > 1) {
+            throw new IllegalArgumentException("endpoints " + endpoints + " mix http:// and https://; give one scheme");
+        }
         return List.copyOf(uris);
+    }
+
+    /** Whether these (parsed) endpoints are plain HTTP: a cluster whose spec says tls.transport.clients plaintext. */
+    static boolean plaintext(List<URI> uris) {
+        return !isHttps(uris.get(0));
     }
 
     private static URI parseEndpoint(String endpoint) {
@@ -481,9 +495,9 @@ public final class EtcdAdminClient implements AutoCloseable {
         if (uri.getScheme() == null || uri.getHost() == null) {
             throw new IllegalArgumentException("endpoint '" + endpoint + "' is not a URL like https://10.0.0.1:2379");
         }
-        if (!isHttps(uri)) {
-            throw new IllegalArgumentException("endpoint '" + endpoint
-                    + "' must be https://: this client authenticates with a TLS client certificate");
+        if (!isHttps(uri) && !"http".equalsIgnoreCase(uri.getScheme())) {
+            throw new IllegalArgumentException("endpoint '" + endpoint + "' must be https:// (or http:// for a plaintext"
+                    + " cluster)");
         }
         boolean bare = (uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/"))
                 && uri.getRawQuery() == null && uri.getRawFragment() == null && uri.getRawUserInfo() == null;
@@ -499,7 +513,7 @@ public final class EtcdAdminClient implements AutoCloseable {
 
     private static URI normalize(URI uri) {
         int port = uri.getPort() == -1 ? DEFAULT_CLIENT_PORT : uri.getPort();
-        return URI.create("https://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port);
+        return URI.create(uri.getScheme().toLowerCase(Locale.ROOT) + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port);
     }
 
     private static String key(URI uri) {

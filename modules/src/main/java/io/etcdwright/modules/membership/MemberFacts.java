@@ -167,31 +167,35 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // The member's own healthcheck client; the admin client where a host has no healthcheck
             // client yet (a cluster made by an etcdwright that put the admin key on every member).
             + "c=" + EtcdLayout.pkiFile(HostCertificates.HEALTHCHECK) + "; [ -r \"$c.key\" ] || c=" + EtcdLayout.pkiFile(HostCertificates.ADMIN) + "\n"
-            + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && [ -r \"$c.key\" ] && t=$(mktemp -d); then\n"
-            + "  e() { ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
+            // The scheme its config serves on loopback (https when both are, as while moving to TLS); the
+            // other one too when that does not answer: a config written but not yet restarted into.
+            + "s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE + " 2>/dev/null && s=https o=http\n"
+            + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; } && t=$(mktemp -d); then\n"
+            + "  e() { if [ \"$s\" = https ]; then ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
             + " --cacert=" + EtcdLayout.pkiFile("ca.crt") + " --cert=\"$c.crt\""
-            + " --key=\"$c.key\" --dial-timeout=2s --command-timeout=3s"
-            + " \"$@\" -w json 2>/dev/null | tr -d '\\n'; }\n"
+            + " --key=\"$c.key\" --dial-timeout=2s --command-timeout=3s \"$@\" -w json;"
+            + " else ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"http://127.0.0.1:$port\""
+            + " --dial-timeout=2s --command-timeout=3s \"$@\" -w json; fi 2>/dev/null | tr -d '\\n'; }\n"
+            + "  cu() { if [ \"$s\" = https ]; then curl -sS --max-time 3 --cacert " + EtcdLayout.pkiFile("ca.crt")
+            + " --cert \"$c.crt\" --key \"$c.key\" \"$@\"; else curl -sS --max-time 3 \"$@\"; fi 2>/dev/null | tr -d '\\n'; }\n"
             // Every member says how it is; what is the same for the whole cluster (members, a
             // linearizable read proving quorum, alarms, cluster version) is asked of the leader
             // only, or of every member when none names a leader (a cluster without quorum): five
             // hosts sharing a workstation's cores otherwise spend most of a plan here.
             + "  e endpoint status >\"$t/status\"\n"
+            + "  if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
             + "  sed -n 's/.*\"member_id\":\\([0-9]*\\).*\"leader\":\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
             + "  self= lead=; read -r self lead <\"$t/ids\"\n"
             + "  if " + asksForTheCluster + "; then\n"
             + "    e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
-            + "    if command -v curl >/dev/null; then curl -sS --max-time 3 --cacert " + EtcdLayout.pkiFile("ca.crt")
-            + " --cert \"$c.crt\" --key \"$c.key\""
-            + " \"https://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
+            + "    if command -v curl >/dev/null; then cu \"$s://127.0.0.1:$port/version\" >\"$t/versions\"; fi\n"
             + "    wait\n"
             + "  fi\n"
             // etcdctl 3.5.13+ asks for the member list linearizably, which a member without quorum
             // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
             // from the gRPC gateway, serializable, when curl is there to ask.
-            + "  if [ -f \"$t/members\" ] && [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then curl -sS --max-time 3 --cacert "
-            + EtcdLayout.pkiFile("ca.crt") + " --cert \"$c.crt\" --key \"$c.key\" -X POST -d '{}' \"https://127.0.0.1:$port/v3/cluster/member/list\""
-            + " 2>/dev/null | tr -d '\\n' >\"$t/members\"; fi\n"
+            + "  if [ -f \"$t/members\" ] && [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
+            + " cu -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" >\"$t/members\"; fi\n"
             + "  for k in status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
             + "  rm -rf -- \"$t\"\n"
             + "fi\n";

@@ -134,8 +134,11 @@ public final class MembershipChanges implements AutoCloseable {
 
     private static Client client(List<URI> endpoints, Connection settings) {
         try {
-            return Client.builder().endpoints(endpoints.toArray(URI[]::new)).sslContext(settings.tls().clientContext())
-                    .waitForReady(false).connectTimeout(settings.timeout()).retryMaxAttempts(0).build();
+            var builder = Client.builder().endpoints(endpoints.toArray(URI[]::new));
+            if (!EtcdAdminClient.plaintext(endpoints)) {
+                builder.sslContext(settings.tls().clientContext());
+            }
+            return builder.waitForReady(false).connectTimeout(settings.timeout()).retryMaxAttempts(0).build();
         } catch (SSLException e) {
             throw new EtcdAdminException("cannot set up TLS for the admin client: " + e.getMessage(), e);
         }
@@ -369,7 +372,7 @@ public final class MembershipChanges implements AutoCloseable {
         if (leader.id().equals(transfereeId)) {
             return;
         }
-        List<URI> leaderUrls = leader.clientUrls().stream().map(URI::create).toList();
+        List<URI> leaderUrls = spoken(leader.clientUrls());
         try (Client toLeader = client(leaderUrls, settings)) {
             call(toLeader.getMaintenanceClient().moveLeader(parseId(transfereeId)),
                     "move leadership from " + describe(leader) + " to member " + transfereeId);
@@ -409,9 +412,9 @@ public final class MembershipChanges implements AutoCloseable {
 
     /** A member's own Status (any of its client URLs), or empty when it does not answer. */
     private Optional<StatusResponse> status(ClusterMember m) {
-        for (String url : m.clientUrls()) {
+        for (URI url : spoken(m.clientUrls())) {
             try {
-                return Optional.of(get(client.getMaintenanceClient().statusMember(url)));
+                return Optional.of(get(client.getMaintenanceClient().statusMember(url.toString())));
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
                 // not answering on this URL: try the next, else empty
             }
@@ -427,8 +430,8 @@ public final class MembershipChanges implements AutoCloseable {
      * voter and one learner ready that is every call, seen as a promotion refused for 3 minutes.
      */
     private <T> T onVoters(Function<Client, CompletableFuture<T>> call) throws ExecutionException, TimeoutException {
-        List<URI> voterUrls = members().stream().filter(m -> m.started() && !m.learner())
-                .flatMap(m -> m.clientUrls().stream()).map(URI::create).toList();
+        List<URI> voterUrls = spoken(members().stream().filter(m -> m.started() && !m.learner())
+                .flatMap(m -> m.clientUrls().stream()).toList());
         if (voterUrls.isEmpty()) {
             throw new EtcdAdminException("the member list names no started voting member with a client URL;"
                     + " membership cannot be changed through learners");
@@ -436,6 +439,37 @@ public final class MembershipChanges implements AutoCloseable {
         try (Client voters = client(voterUrls, settings)) {
             return get(call.apply(voters));
         }
+    }
+
+    /**
+     * Of these advertised client URLs, those in the scheme this client speaks: a member moving to TLS
+     * advertises http:// and https:// at once, and one jetcd client speaks TLS to all or to none.
+     */
+    private List<URI> spoken(List<String> urls) {
+        String scheme = settings.endpoints().get(0).getScheme();
+        return urls.stream().map(URI::create).filter(u -> scheme.equalsIgnoreCase(u.getScheme())).toList();
+    }
+
+    /**
+     * Sets member {@code id}'s (hex) peer URLs, as {@code etcdctl member update} does; nothing when
+     * they are these already. Never for a learner: etcd before 3.5.31 promoted a learner it updated.
+     *
+     * @return whether it changed them
+     */
+    public boolean updatePeerUrls(String id, List<String> peerUrls) {
+        ClusterMember member = members().stream().filter(m -> m.id().equals(id)).findFirst()
+                .orElseThrow(() -> new EtcdAdminException("member " + id + " is not in the member list"));
+        if (member.peerUrls().equals(peerUrls)) {
+            return false;
+        }
+        if (member.learner()) {
+            throw new EtcdAdminException("member " + describe(member) + " is a learner: updating it would promote it on"
+                    + " etcd before 3.5.31; promote it first");
+        }
+        List<URI> uris = peerUrls.stream().map(URI::create).toList();
+        call(client.getClusterClient().updateMember(parseId(id), uris), "update the peer URLs of " + describe(member)
+                + " to " + peerUrls);
+        return true;
     }
 
     private Optional<ClusterMember> withPeerUrl(String peerUrl) {

@@ -31,6 +31,17 @@ public final class PkiSteps {
     record Placement(String remotePath, Path local, String mode, String owner, String group) {
     }
 
+    /**
+     * The workstation's part, before anything needs it: the CA when there is none yet, then the
+     * client certificates (admin, kube-apiserver) that are missing or due.
+     */
+    public static List<Step> workstation(ClusterPki pki) {
+        List<Step> steps = new ArrayList<>();
+        caStep(pki).ifPresent(steps::add);
+        clientStep(pki, List.copyOf(steps)).ifPresent(steps::add);
+        return List.copyOf(steps);
+    }
+
     /** A step creating the CA, when there is none yet. */
     public static Optional<Step> caStep(ClusterPki pki) {
         if (pki.caExists()) {

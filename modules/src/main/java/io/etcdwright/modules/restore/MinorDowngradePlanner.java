@@ -238,7 +238,7 @@ public final class MinorDowngradePlanner {
             return Optional.empty();
         }
         Set<String> spec = new LinkedHashSet<>();
-        in.desired().members().forEach(m -> spec.add(new EtcdConfigFile.Peer(m.name(), m.address()).url(in.layout().peerPort())));
+        in.desired().members().forEach(m -> spec.add(new EtcdConfigFile.Peer(m.name(), m.address()).peerUrl(in.layout())));
         Set<String> cluster = new LinkedHashSet<>();
         in.cluster().get().members().forEach(m -> cluster.addAll(m.peerUrls()));
         if (spec.equals(cluster)) {

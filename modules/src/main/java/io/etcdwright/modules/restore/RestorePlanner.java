@@ -152,9 +152,7 @@ public final class RestorePlanner {
         sayWhatToExpect(tool, token);
         warnings.addAll(1, prelude.warnings());
 
-        List<Step> pki = new ArrayList<>();
-        PkiSteps.caStep(in.pki()).ifPresent(pki::add);
-        PkiSteps.clientStep(in.pki(), List.copyOf(pki)).ifPresent(pki::add);
+        List<Step> pki = PkiSteps.workstation(in.pki());
         steps.addAll(pki);
         List<Step> gate = prelude.gate(pki);
         steps.addAll(gate);
@@ -299,7 +297,7 @@ public final class RestorePlanner {
     }
 
     private List<Step> restoreAll(RestoreTool tool, String token, List<EtcdConfigFile.Peer> everyone, List<Step> stops) {
-        String initialCluster = everyone.stream().map(p -> p.name() + "=" + p.url(in.layout().peerPort()))
+        String initialCluster = everyone.stream().map(p -> p.name() + "=" + p.peerUrl(in.layout()))
                 .collect(Collectors.joining(","));
         String dataDir = in.layout().dataDir();
         String suffix = suffix();
@@ -308,7 +306,7 @@ public final class RestorePlanner {
         List<Step> restores = new ArrayList<>();
         for (Member m : members) {
             String host = m.host().name();
-            String peerUrl = new EtcdConfigFile.Peer(m.name(), m.address()).url(in.layout().peerPort());
+            String peerUrl = new EtcdConfigFile.Peer(m.name(), m.address()).peerUrl(in.layout());
             EtcdHostFacts f = in.facts().get(host);
             Step step = Step.on(host, "restore", "restore/data").kind(ChangeKind.UPDATE)
                     .summary("restore member " + m.name() + " into " + dataDir)

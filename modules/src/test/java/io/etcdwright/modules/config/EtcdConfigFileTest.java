@@ -38,6 +38,45 @@ class EtcdConfigFileTest {
     }
 
     @Test
+    void plaintextHasHttpUrlsAndNoTlsSettings() {
+        EtcdLayout plain = EtcdLayout.DEFAULT.withTransport(new MemberTransport(MemberTransport.Clients.PLAINTEXT,
+                MemberTransport.Peers.PLAINTEXT));
+        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "t", plain, 0, Map.of()));
+        assertEquals("http://10.77.0.12:2380", doc.get("listen-peer-urls"));
+        assertEquals("http://10.77.0.12:2379,http://127.0.0.1:2379", doc.get("listen-client-urls"));
+        assertEquals("http://10.77.0.12:2379", doc.get("advertise-client-urls"));
+        assertEquals("h1=http://10.77.0.11:2380,h2=http://10.77.0.12:2380,h3=http://10.77.0.13:2380", doc.get("initial-cluster"));
+        assertTrue(!doc.containsKey("client-transport-security") && !doc.containsKey("peer-transport-security"), doc.toString());
+    }
+
+    @Test
+    void whileMovingToTlsClientsAreServedBothSchemesOnOnePort() {
+        EtcdLayout both = EtcdLayout.DEFAULT.withTransport(new MemberTransport(MemberTransport.Clients.BOTH,
+                MemberTransport.Peers.PLAINTEXT_WITH_KEYS));
+        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "t", both, 0, Map.of()));
+        assertEquals("http://10.77.0.12:2379,https://10.77.0.12:2379,http://127.0.0.1:2379,https://127.0.0.1:2379",
+                doc.get("listen-client-urls"));
+        assertEquals("http://10.77.0.12:2379,https://10.77.0.12:2379", doc.get("advertise-client-urls"));
+        // Peers still listen on http, with the peer certificate to dial members already on https.
+        assertEquals("http://10.77.0.12:2380", doc.get("listen-peer-urls"));
+        assertTrue(doc.containsKey("client-transport-security") && doc.containsKey("peer-transport-security"), doc.toString());
+    }
+
+    @Test
+    void everyStageIsReadBackFromTheFileItRenders() {
+        for (MemberTransport.Clients c : MemberTransport.Clients.values()) {
+            for (MemberTransport.Peers p : MemberTransport.Peers.values()) {
+                MemberTransport stage = new MemberTransport(c, p);
+                String text = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT.withTransport(stage), 2381,
+                        Map.of());
+                assertEquals(stage, MemberTransport.readFrom(text).orElseThrow(), text);
+            }
+        }
+        assertTrue(MemberTransport.readFrom("name: x\n").isEmpty());
+        assertTrue(MemberTransport.readFrom("{{not yaml").isEmpty());
+    }
+
+    @Test
     void isDeterministicWhateverTheOrderOfSettings() {
         Map<String, Object> a = new java.util.LinkedHashMap<>();
         a.put("b", 1);

@@ -119,12 +119,18 @@ class TlsMaterialTest {
     }
 
     @Test
-    void endpointsMustBeHttpsUrls() {
+    void endpointsAreHttpsUrlsOrAllPlainHttp() {
         assertEquals(List.of("https://10.77.0.11:2379", "https://etcd-2:2379"),
                 EtcdAdminClient.parseEndpoints(List.of("https://10.77.0.11:2379/", "HTTPS://Etcd-2",
                         "https://10.77.0.11:2379")).stream().map(Object::toString).collect(java.util.stream.Collectors.toList()));
+        // A plaintext cluster (tls.transport.clients plaintext): every endpoint http://, never a mix.
+        assertEquals(List.of("http://10.77.0.11:2379"), EtcdAdminClient.parseEndpoints(List.of("HTTP://10.77.0.11"))
+                .stream().map(Object::toString).toList());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> EtcdAdminClient.parseEndpoints(List.of("http://10.77.0.11:2379")));
+                () -> EtcdAdminClient.parseEndpoints(List.of("http://10.77.0.11:2379", "https://10.77.0.12:2379")));
+        assertTrue(e.getMessage().contains("mix http:// and https://"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> EtcdAdminClient.parseEndpoints(List.of("unix://10.77.0.11:2379")));
         assertTrue(e.getMessage().contains("must be https://"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
                 () -> EtcdAdminClient.parseEndpoints(List.of("10.77.0.11:2379")));
