@@ -53,7 +53,7 @@ final class ClientEnvCommand implements Callable<Integer> {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("ETCDCTL_API", "3");
         env.put("ETCDCTL_ENDPOINTS", String.join(",", Endpoints.clientUrls(desired.members(), Layouts.of(desired))));
-        env.put("ETCDCTL_CACERT", pki.caCertFile().toAbsolutePath().toString());
+        env.put("ETCDCTL_CACERT", pki.trustedCaFile().toAbsolutePath().toString());
         env.put("ETCDCTL_CERT", admin.cert().toAbsolutePath().toString());
         env.put("ETCDCTL_KEY", admin.key().toAbsolutePath().toString());
         PrintWriter out = spec.commandLine().getOut();

@@ -99,7 +99,8 @@ final class ClusterSpecReader {
                 integer(pki.key("validityDays")).orElse(Pki.DEFAULT_VALIDITY_DAYS),
                 integer(pki.key("renewBeforeDays")).orElse(Pki.DEFAULT_RENEW_BEFORE_DAYS),
                 integer(pki.key("caValidityDays")).orElse(Pki.DEFAULT_CA_VALIDITY_DAYS),
-                extraSans));
+                extraSans,
+                integer(pki.key("caGeneration")).orElse(Pki.FIRST_CA_GENERATION)));
     }
 
     private Optional<BackupPolicy> backup(String clusterName) {
