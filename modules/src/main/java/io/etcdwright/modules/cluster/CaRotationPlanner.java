@@ -40,8 +40,9 @@ import java.util.Set;
  *     peer URLs, each ca.crt becomes the new CA alone, with a second rolling restart; the rotation
  *     ends when every member refuses the old CA's admin certificate.</li>
  * </ol>
- * The plan starts at the first phase not done on every member ({@link CaRotation}, from the hosts'
- * files), so an apply stopped anywhere resumes there. While it runs, the workstation's clients
+ * Each apply does one phase: the first not done on every member ({@link CaRotation}, from the hosts'
+ * files), so an apply stopped anywhere resumes there. Between phases the operator moves clients on
+ * (the plan's warnings say to what), as kube-apiserver reads its CA file only at start too. While it runs, the workstation's clients
  * (this apply's health checks, {@code client-env}, {@code kube-apiserver-flags}) trust the bundle.
  */
 final class CaRotationPlanner {
@@ -146,53 +147,61 @@ final class CaRotationPlanner {
         return pki;
     }
 
-    /** The phases not yet done, after {@code first}; returns the last step. */
+    /**
+     * The phase under way, after {@code first}, beginning with the proof on every member that the
+     * phase before it is done (so a resumed or repeated apply proves it again), and ending with the
+     * proof of its own; returns the last step. One phase per apply: between them the operator moves
+     * clients onto the bundle (before phase 2, members then serve certificates of the new CA) and
+     * onto the new certificates (before phase 3, members then refuse the old CA).
+     */
     List<Step> steps(List<Step> first) {
-        List<Step> last = first;
-        Phase phase = rotation.phase();
-        if (phase == Phase.TRUST_BOTH) {
-            last = roll(last, "ca-trust-both", "restart-trust-both", files.bundle(), TRUST_BOTH_CAUSE,
-                    "CA rotation 1/3: trust the old and the new CA",
-                    rotation.newCa().isEmpty() ? hostNames() : rotation.hostsNotTrustingExactly(rotation.bundle()));
+        switch (rotation.phase()) {
+            case TRUST_BOTH -> {
+                List<Step> rolled = roll(first, "ca-trust-both", "restart-trust-both", files.bundle(), TRUST_BOTH_CAUSE,
+                        "CA rotation 1/3: trust the old and the new CA",
+                        rotation.newCa().isEmpty() ? hostNames() : rotation.hostsNotTrustingExactly(rotation.bundle()));
+                return List.of(trusted(rolled));
+            }
+            case REISSUE -> {
+                return List.of(reissued(reissue(List.of(trusted(first)))));
+            }
+            default -> {
+                Step reissued = reissued(first);
+                List<String> dropping = rotation.hostsNotTrustingExactly(rotation.newCa().map(List::of).orElse(List.of()));
+                List<Step> last = roll(List.of(reissued), "ca-drop-old", "restart-new-ca-only", in.pki().caCertFile(),
+                        DROP_OLD_CAUSE, "CA rotation 3/3: trust the new CA alone", dropping);
+                return List.of(add(Step.cluster("pki", "ca-rotation-done").kind(ChangeKind.ACTION)
+                        .summary("CA rotation done: remove the bundle and the record in " + files.dir())
+                        .reason("every member refuses the old CA; clients trust " + in.pki().caCertFile() + " again")
+                        .after(last)
+                        .requires(new CaRotationChecks.OldCaRefused(in.pki().caCertFile(), files.probe(), files.oldAdmin(),
+                                targets(), context.timeouts().ready()))
+                        .does(ctx -> {
+                            files.finish();
+                            return Outcome.CHANGED;
+                        })));
+            }
         }
-        if (phase != Phase.DROP_OLD) {
-            last = reissue(last);
-        }
-        Step reissued = add(Step.cluster("pki", "ca-reissued").kind(ChangeKind.ACTION)
-                .summary("CA rotation 2/3 done: every member serves certificates of the new CA")
-                .reason("before the old CA is dropped, no member may present a certificate only the old CA signed")
-                .after(last)
-                .requires(new CaRotationChecks.ServeNewCa(in.pki().caCertFile(), files.probe(), targets(), true,
-                        context.timeouts().ready()))
-                .does(ctx -> {
-                    files.recordPhase(Phase.DROP_OLD);
-                    return Outcome.OK;
-                }));
-        List<String> dropping = phase == Phase.DROP_OLD
-                ? rotation.hostsNotTrustingExactly(rotation.newCa().map(List::of).orElse(List.of()))
-                : hostNames();
-        last = roll(List.of(reissued), "ca-drop-old", "restart-new-ca-only", in.pki().caCertFile(), DROP_OLD_CAUSE,
-                "CA rotation 3/3: trust the new CA alone", dropping);
-        Step done = add(Step.cluster("pki", "ca-rotation-done").kind(ChangeKind.ACTION)
-                .summary("CA rotation done: remove the bundle and the record in " + files.dir())
-                .reason("every member refuses the old CA; clients trust " + in.pki().caCertFile() + " again")
-                .after(last)
-                .requires(new CaRotationChecks.OldCaRefused(in.pki().caCertFile(), files.probe(), files.oldAdmin(), targets(),
-                        context.timeouts().ready()))
-                .does(ctx -> {
-                    files.finish();
-                    return Outcome.CHANGED;
-                }));
-        return List.of(done);
     }
 
-    /**
-     * Phase 2: once every member accepts the new CA's client, the workstation's clients (the old
-     * admin kept for the last check), then each member's certificates, one member at a time.
-     */
-    private List<Step> reissue(List<Step> after) {
-        ClusterPki p = in.pki();
-        Step trusted = add(Step.cluster("pki", "ca-trusted").kind(ChangeKind.ACTION)
+    /** What the operator must know of this apply's phase, and do before the next one. */
+    List<String> warnings() {
+        String bundle = files.bundle().toString();
+        return switch (rotation.phase()) {
+            case TRUST_BOTH -> List.of("CA rotation phase 1/3: members restart to trust the old and the new CA. Before the next"
+                    + " apply (phase 2, members then serve certificates of the new CA) point every client at the bundle " + bundle
+                    + " ('etcdwright client-env' and 'kube-apiserver-flags' print it; restart kube-apiserver with it).");
+            case REISSUE -> List.of("CA rotation phase 2/3: every certificate is issued again from the new CA, without restarts."
+                    + " Before the next apply (phase 3, members then refuse the old CA) give every client its new certificate"
+                    + " (the admin and kube-apiserver ones in " + in.pki().settings().dir().resolve("clients") + ").");
+            case DROP_OLD -> List.of("CA rotation phase 3/3: members restart to trust the new CA alone; clients of the old CA"
+                    + " are refused from now on.");
+        };
+    }
+
+    /** Phase 1 proved on every member: each accepts a client of the new CA. */
+    private Step trusted(List<Step> after) {
+        return add(Step.cluster("pki", "ca-trusted").kind(ChangeKind.ACTION)
                 .summary("CA rotation 1/3 done: every member trusts the new CA")
                 .reason("certificates of the new CA are handed out only once every member accepts them")
                 .after(after)
@@ -201,10 +210,32 @@ final class CaRotationPlanner {
                     files.recordPhase(Phase.REISSUE);
                     return Outcome.OK;
                 }));
+    }
+
+    /** Phase 2 proved on every member: each serves certificates of the new CA alone, client and peer. */
+    private Step reissued(List<Step> after) {
+        return add(Step.cluster("pki", "ca-reissued").kind(ChangeKind.ACTION)
+                .summary("CA rotation 2/3 done: every member serves certificates of the new CA")
+                .reason("before the old CA is dropped, no member may present a certificate only the old CA signed")
+                .after(after)
+                .requires(new CaRotationChecks.ServeNewCa(in.pki().caCertFile(), files.probe(), targets(), true,
+                        context.timeouts().ready()))
+                .does(ctx -> {
+                    files.recordPhase(Phase.DROP_OLD);
+                    return Outcome.OK;
+                }));
+    }
+
+    /**
+     * Phase 2: once every member accepts the new CA's client, the workstation's clients (the old
+     * admin kept for the last check), then each member's certificates, one member at a time.
+     */
+    private List<Step> reissue(List<Step> after) {
+        ClusterPki p = in.pki();
         Step clients = add(Step.cluster("pki", "ca-reissue-clients").kind(ChangeKind.UPDATE)
                 .summary("CA rotation 2/3: issue the admin and kube-apiserver client certificates from the new CA")
                 .reason("clients keep working with either certificate while members trust both")
-                .after(trusted)
+                .after(after)
                 .does(ctx -> {
                     boolean changed = keepOldAdmin(p);
                     for (String role : HostCertificates.CLIENTS) {

@@ -209,6 +209,7 @@ public final class ConvergePlanner {
         last = restartChanged(prepared, joiners, concat(last, pki));
         if (rotating.isPresent()) {
             last = rotating.get().steps(concat(last, pki));
+            warnings.addAll(rotating.get().warnings());
         }
         if (membership.isPresent()) {
             Map<String, List<Step>> lastOf = new LinkedHashMap<>();
