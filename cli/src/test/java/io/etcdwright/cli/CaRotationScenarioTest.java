@@ -152,6 +152,25 @@ class CaRotationScenarioTest {
     }
 
     @Test
+    void namingAnotherOwnCaStartsTheSameRotationWithoutGeneratingOne() throws IOException {
+        // The operator's new CA; the old one is read off the members' ca.crt (public), its key is not needed.
+        io.etcdwright.modules.pki.CertificateAuthority mine = io.etcdwright.modules.pki.CertificateAuthority.generate(
+                "operator CA 2027", io.etcdwright.modules.pki.KeyAlgorithm.fromName("ecdsa-p256"), java.time.Duration.ofDays(3650),
+                PlannerScenarios.clockOf(CONVERGED));
+        Path own = Files.createDirectories(home.resolve("own-ca"));
+        mine.writeTo(own);
+        String three = Files.readString(PlannerScenarios.DIR.resolve("three.yaml"));
+        Files.writeString(home.resolve("own.yaml"), three + "    ca: {cert: " + own.resolve("ca.crt") + ", key: "
+                + own.resolve("ca.key") + "}\n");
+        Plan plan = scenarios.plan(new Scenario("converged", home.resolve("own").toString()), pkiDir, hosts -> hosts);
+        List<String> want = new ArrayList<>(List.of("cluster/ca-rotation"));
+        List<String> trust = roll(HOSTS, "ca-trust-both", "restart-trust-both", "cluster/ca-rotation");
+        want.addAll(trust);
+        want.add("cluster/ca-trusted <- " + lastRestart(trust, ""));
+        assertEquals(want, shape(plan));
+    }
+
+    @Test
     void aCaChangedUnderTheClusterNoLongerJustSwapsTheCaFile() {
         // The old path (a new CA, then one rolling restart) would break peer TLS half way: it is a rotation now,
         // and without the PKI that issued the members' certificates there is no client they accept.
