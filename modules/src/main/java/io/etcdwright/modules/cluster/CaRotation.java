@@ -149,7 +149,8 @@ public record CaRotation(Phase phase, List<X509Certificate> oldCas, Optional<X50
         });
     }
 
-    private static boolean signedBy(java.nio.file.Path cert, X509Certificate ca) {
+    /** Whether the certificate in this workstation file is one {@code ca} issued; false when there is none. */
+    static boolean signedBy(java.nio.file.Path cert, X509Certificate ca) {
         try {
             return Files.exists(cert) && issuedBy(Files.readString(cert), cert.toString(), ca);
         } catch (java.io.IOException e) {

@@ -4,20 +4,11 @@ import io.etcdwright.engine.plan.Condition;
 import io.etcdwright.engine.plan.ConditionNotMetException;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.membership.Health;
-import io.etcdwright.modules.membership.TlsMaterial;
+import io.etcdwright.modules.membership.ServedCertificates;
 import io.etcdwright.modules.pki.ClusterPki;
 
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +64,7 @@ final class CaRotationChecks {
                 if (client.isPresent() || !peers) {
                     return client;
                 }
-                return peerHandshake(m.peerUrl(), access.tls());
+                return peerHandshake(m.peerUrl(), access);
             }, "does not serve a certificate of the new CA", "Its certificate files were not all replaced: apply again"
                     + " (phase 2 reissues them from its facts); 'etcdwright certs' shows which CA signed each.");
         }
@@ -148,34 +139,11 @@ final class CaRotationChecks {
         context.note(members.size() == 1 ? "checked " + members.get(0).name() : "checked all " + members.size() + " members");
     }
 
-    /** A TLS handshake with a member's peer URL trusting {@code tls}'s CAs alone, with its client certificate. */
-    static Optional<String> peerHandshake(String peerUrl, TlsMaterial tls) {
-        URI uri = URI.create(peerUrl);
-        try {
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            for (int i = 0; i < tls.trustedCas().length; i++) {
-                trust.setCertificateEntry("ca" + i, tls.trustedCas()[i]);
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            char[] none = new char[0];
-            KeyStore keys = KeyStore.getInstance("PKCS12");
-            keys.load(null, null);
-            keys.setKeyEntry("client", tls.clientKey(), none, tls.clientChain());
-            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(keys, none);
-            SSLContext ssl = SSLContext.getInstance("TLS");
-            ssl.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-            int timeout = (int) Health.ATTEMPT_TIMEOUT.toMillis();
-            try (SSLSocket socket = (SSLSocket) ssl.getSocketFactory().createSocket()) {
-                socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), timeout);
-                socket.setSoTimeout(timeout);
-                socket.startHandshake();
-            }
-            return Optional.empty();
-        } catch (IOException | GeneralSecurityException e) {
-            return Optional.of("peer URL " + peerUrl + ": " + e.getMessage());
-        }
+    /** A fresh TLS handshake with a member's peer URL succeeds trusting {@code access}'s CA file alone. */
+    static Optional<String> peerHandshake(String peerUrl, Health.Access access) {
+        boolean served = ServedCertificates.served(List.of(peerUrl), access.caCert(), access.clientCert(), access.clientKey(),
+                Health.ATTEMPT_TIMEOUT).getOrDefault(peerUrl, Optional.empty()).isPresent();
+        return served ? Optional.empty() : Optional.of("peer URL " + peerUrl + " presents no certificate of " + access.caCert()
+                + " (or does not answer)");
     }
 }

@@ -94,7 +94,7 @@ final class CaRotationPlanner {
         ClusterPki.LocalPair admin = in.pki().clientPair(HostCertificates.ADMIN);
         for (Map.Entry<String, CaRotation.HostState> e : rotation.hosts().entrySet()) {
             List<X509Certificate> trusted = e.getValue().trusted();
-            if (!Files.exists(admin.cert()) || trusted.stream().noneMatch(ca -> signedBy(admin.cert(), ca))) {
+            if (!Files.exists(admin.cert()) || trusted.stream().noneMatch(ca -> CaRotation.signedBy(admin.cert(), ca))) {
                 refusals.add(new Refusal("ca-rotation-no-client", e.getKey(), "the workstation's admin certificate ("
                         + admin.cert() + ") is " + (Files.exists(admin.cert()) ? "not issued by a CA " : "missing, so none is one ")
                         + e.getKey() + " trusts; a rotation checks every member's health and writes between restarts, which"
@@ -105,14 +105,6 @@ final class CaRotationPlanner {
             }
         }
         return refusals;
-    }
-
-    private static boolean signedBy(Path cert, X509Certificate ca) {
-        try {
-            return CaRotation.issuedBy(Files.readString(cert), cert.toString(), ca);
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /**
@@ -271,7 +263,7 @@ final class CaRotationPlanner {
         ClusterPki.LocalPair admin = p.clientPair(HostCertificates.ADMIN);
         ClusterPki.LocalPair kept = p.rotation().oldAdmin();
         X509Certificate fresh = p.ensureCa().certificate();
-        if (!Files.exists(admin.cert()) || signedBy(admin.cert(), fresh) || Files.exists(kept.cert())) {
+        if (!Files.exists(admin.cert()) || CaRotation.signedBy(admin.cert(), fresh) || Files.exists(kept.cert())) {
             return false;
         }
         try {
