@@ -149,8 +149,12 @@ class CaRotationIT {
             refused.put("ETCDCTL_KEY", old.resolve("admin.key").toString());
             Testbed.Result r = etcdctl.run(refused, "put", "/rotation/old-admin-after-phase-3", "no");
             assertNotEquals(0, r.exitCode(), "h" + h + " refuses the old CA's admin certificate: " + r.stdout() + r.stderr());
-            // Refused by the member (a TLS alert from it), not distrusted by the client: it trusts the member's certificate.
-            assertTrue(r.stderr().contains("remote error: tls"), "the member refused it: " + r.stderr());
+            // Refused by the member, not distrusted by the client (which trusts the member's certificate): with TLS 1.3 the
+            // member rejects the client certificate after the client's side of the handshake, so etcdctl sees its alert or,
+            // when it was writing at that moment, the connection the member closed; never an x509 error of its own.
+            assertFalse(r.stderr().contains("x509:"), "the client trusted the member: " + r.stderr());
+            assertTrue(r.stderr().contains("remote error: tls") || r.stderr().contains("connection reset by peer"),
+                    "the member refused it: " + r.stderr());
             // The same member serves the new admin: the refusal is the old certificate's.
             Map<String, String> served = new LinkedHashMap<>(after);
             served.put("ETCDCTL_ENDPOINTS", refused.get("ETCDCTL_ENDPOINTS"));

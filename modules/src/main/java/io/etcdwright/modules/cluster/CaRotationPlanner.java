@@ -6,6 +6,7 @@ import io.etcdwright.engine.plan.Refusal;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.pki.CaRotationFiles;
 import io.etcdwright.modules.pki.CaRotationFiles.Phase;
@@ -64,9 +65,9 @@ final class CaRotationPlanner {
     }
 
     /** How the workstation asks the members while a rotation runs: the bundle as CA, the admin certificate of the moment. */
-    static io.etcdwright.modules.membership.Health.Access access(ClusterPki pki) {
+    static Health.Access access(ClusterPki pki) {
         ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-        return new io.etcdwright.modules.membership.Health.Access(pki.rotation().bundle(), admin.cert(), admin.key());
+        return new Health.Access(pki.rotation().bundle(), admin.cert(), admin.key());
     }
 
     /** Why the rotation cannot run now: a member down or silent, another change in the same plan, no client the members trust. */

@@ -55,6 +55,9 @@ import java.util.Set;
  * <li>stopped members started side by side, then every member awaited healthy;</li>
  * <li>a verified snapshot before a risky change (membership, any version change);</li>
  * <li>running members that must pick up a change restarted one at a time ({@link RollingRestart});</li>
+ * <li>a CA rotation under way (members trusting another CA than the workstation's), one phase per
+ *     apply ({@link CaRotationPlanner}); its workstation steps replace the PKI steps, and every
+ *     health check trusts the bundle of the old and the new CA meanwhile;</li>
  * <li>membership changes ({@link MembershipChangePlanner});</li>
  * <li>for a minor upgrade, the cluster version awaited.</li>
  * </ol>
