@@ -56,7 +56,8 @@ final class ClientEnvCommand implements Callable<Integer> {
                 throw new IllegalStateException("no admin certificate in " + pki.settings().dir()
                         + " yet: run 'etcdwright apply' first");
             }
-            env.put("ETCDCTL_CACERT", pki.caCertFile().toAbsolutePath().toString());
+            // During a CA rotation, the bundle of the old and the new CA: members serve either.
+            env.put("ETCDCTL_CACERT", pki.trustedCaFile().toAbsolutePath().toString());
             env.put("ETCDCTL_CERT", admin.cert().toAbsolutePath().toString());
             env.put("ETCDCTL_KEY", admin.key().toAbsolutePath().toString());
         }

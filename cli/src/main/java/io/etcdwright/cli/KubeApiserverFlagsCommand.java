@@ -58,7 +58,7 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
         } else if (workstationPaths) {
             ClusterPki pki = Pkis.of(desired);
             ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);
-            flags.put("etcd-cafile", pki.caCertFile().toAbsolutePath().toString());
+            flags.put("etcd-cafile", pki.trustedCaFile().toAbsolutePath().toString());
             flags.put("etcd-certfile", pair.cert().toAbsolutePath().toString());
             flags.put("etcd-keyfile", pair.key().toAbsolutePath().toString());
         } else {

@@ -24,7 +24,7 @@ final class Pkis {
         Pki p = desired.spec().tls().pki();
         return new ClusterPki(new ClusterPki.Settings(desired.spec().name(), dir, p.caCert(), p.caKey(),
                 KeyAlgorithm.fromName(p.keyAlgorithm()), Duration.ofDays(p.validityDays()),
-                Duration.ofDays(p.renewBeforeDays()), Duration.ofDays(p.caValidityDays()), p.extraSans()),
+                Duration.ofDays(p.renewBeforeDays()), Duration.ofDays(p.caValidityDays()), p.extraSans(), p.caGeneration()),
                 clock);
     }
 }

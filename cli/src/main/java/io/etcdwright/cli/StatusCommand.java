@@ -56,16 +56,16 @@ final class StatusCommand implements Callable<Integer> {
         List<String> endpoints = Endpoints.clientUrls(desired.members(), layout);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
-        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.caCertFile(), admin.cert(), admin.key(), timeout)) {
+        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(), timeout)) {
             status = client.status();
         }
         // The minor every member speaks; during a minor upgrade it moves only once all run the newer.
         java.util.Optional<String> clusterVersion = status.members().stream().filter(MemberStatus::healthy)
                 .flatMap(m -> m.clientUrls().stream()).findFirst()
-                .flatMap(url -> ClusterVersion.of(new Health.Access(pki.caCertFile(), admin.cert(), admin.key()), url, timeout));
+                .flatMap(url -> ClusterVersion.of(new Health.Access(pki.trustedCaFile(), admin.cert(), admin.key()), url, timeout));
         // Plain HTTP endpoints (tls.transport.clients plaintext) present no certificate to ask about.
         Map<String, OptionalLong> expiry = ServedCertificates.daysUntilExpiry(endpoints.stream()
-                        .filter(u -> u.startsWith("https://")).toList(), pki.caCertFile(), admin.cert(),
+                        .filter(u -> u.startsWith("https://")).toList(), pki.trustedCaFile(), admin.cert(),
                 admin.key(), timeout);
         List<Map<String, Object>> rows = new ArrayList<>();
         List<String> order = desired.members().stream().map(m -> m.name()).toList();
@@ -82,21 +82,57 @@ final class StatusCommand implements Callable<Integer> {
                 && status.members().size() == desired.members().size();
         var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
         PrintWriter out = spec.commandLine().getOut();
+        java.util.Optional<Map<String, Object>> rotation = caRotation(pki);
         if (output == OutputFormat.json) {
-            out.println(Json.write(document(desired.spec().name(), status, allHealthy, clusterVersion, rows, backups)));
+            out.println(Json.write(document(desired.spec().name(), status, allHealthy, clusterVersion, rows, backups, rotation)));
         } else {
             out.printf("cluster %s (id %s): %s, cluster version %s%n", desired.spec().name(), status.clusterId().orElse("?"),
                     allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown"));
             text(rows).forEach(out::println);
             backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
+            rotation.ifPresent(r -> out.println(caRotationText(r)));
         }
         return allHealthy ? Main.OK : Main.ERROR;
     }
 
-    /** {@code status -o json} (schemas/status.schema.json): {@code rows} from {@link #row}, {@code backups} from {@link BackupStatus}. */
+    /**
+     * The CA rotation under way as the workstation records it (each apply records the phase it has
+     * verified on every member), or one the spec asks for (a raised tls.pki.caGeneration) that no
+     * apply started yet; empty otherwise. A bring-your-own CA named anew shows once an apply started it.
+     */
+    static java.util.Optional<Map<String, Object>> caRotation(ClusterPki pki) {
+        var files = pki.rotation();
+        if (!files.active() && !pki.generationPending()) {
+            return java.util.Optional.empty();
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        var phase = files.recordedPhase();
+        r.put("phase", phase.map(io.etcdwright.modules.pki.CaRotationFiles.Phase::label).orElse("pending"));
+        r.put("description", phase.map(io.etcdwright.modules.pki.CaRotationFiles.Phase::description)
+                .orElse("not started: 'etcdwright apply' starts it"));
+        r.put("trusted_ca_file", pki.trustedCaFile().toAbsolutePath().toString());
+        return java.util.Optional.of(r);
+    }
+
+    static String caRotationText(Map<String, Object> r) {
+        return "CA rotation: " + r.get("phase") + " (" + r.get("description") + "); clients trust " + r.get("trusted_ca_file")
+                + "; 'etcdwright apply' continues it";
+    }
+
     static Map<String, Object> document(String cluster, ClusterStatus status, boolean allHealthy,
                                         java.util.Optional<String> clusterVersion, List<Map<String, Object>> rows,
                                         java.util.Optional<Map<String, Object>> backups) {
+        return document(cluster, status, allHealthy, clusterVersion, rows, backups, java.util.Optional.empty());
+    }
+
+    /**
+     * {@code status -o json} (schemas/status.schema.json): {@code rows} from {@link #row}, {@code backups} from
+     * {@link BackupStatus}, {@code ca_rotation} from {@link #caRotation}.
+     */
+    static Map<String, Object> document(String cluster, ClusterStatus status, boolean allHealthy,
+                                        java.util.Optional<String> clusterVersion, List<Map<String, Object>> rows,
+                                        java.util.Optional<Map<String, Object>> backups,
+                                        java.util.Optional<Map<String, Object>> caRotation) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("version", 1);
         doc.put("cluster", cluster);
@@ -105,6 +141,7 @@ final class StatusCommand implements Callable<Integer> {
         doc.put("cluster_version", clusterVersion.orElse(null));
         doc.put("members", rows);
         doc.put("backups", backups.orElse(null));
+        doc.put("ca_rotation", caRotation.orElse(null));
         return doc;
     }
 

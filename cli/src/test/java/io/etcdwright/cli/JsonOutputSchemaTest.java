@@ -204,6 +204,19 @@ class JsonOutputSchemaTest {
         }
         assertEquals("2026-11-24T19:49:00Z-000001",
                 BackupStatus.document(schedule, List.of(ran), List.of(), now).get("newest"), "the probe's record was read");
+        // A CA rotation under way: its phase and the bundle clients should trust.
+        Map<String, Object> rotation = new java.util.LinkedHashMap<>();
+        rotation.put("phase", "reissue");
+        rotation.put("description", "2/3: every certificate reissued from the new CA (no restart)");
+        rotation.put("trusted_ca_file", "/home/op/.etcdwright/clusters/demo/pki/rotation/ca-bundle.crt");
+        JsonNode rotating = conforms("status", Json.write(StatusCommand.document("demo", status, false, Optional.of("3.5.0"), rows,
+                Optional.empty(), Optional.of(rotation))));
+        assertEquals("reissue", rotating.path("ca_rotation").path("phase").asText());
+        rotation.put("phase", "half-way");
+        String unknownPhase = Json.write(StatusCommand.document("demo", status, false, Optional.of("3.5.0"), rows,
+                Optional.empty(), Optional.of(rotation)));
+        org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class, () -> conforms("status", unknownPhase),
+                "the schema names the phases");
     }
 
     // ---- backups list ----------------------------------------------------------------------

@@ -275,20 +275,7 @@ class PlannerScenarioTest {
         assertTrue(reason.endsWith("; etcd reads its certificate at each new TLS handshake: no restart"), reason);
     }
 
-    @Test
-    void withoutTheClustersCaEverythingIsReissuedFromANewOne() {
-        Plan plan = plan(new Scenario("converged", "three").withPki(Pki.NONE));
-        List<String> want = new ArrayList<>(List.of("cluster/ca", "cluster/clients <- cluster/ca",
-                "h1/certificates <- cluster/ca, cluster/clients", "h2/certificates <- cluster/ca, cluster/clients",
-                "h3/certificates <- cluster/ca, cluster/clients"));
-        want.addAll(restarts(PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged")),
-                "cluster/ca, cluster/clients", "certificates"));
-        assertEquals(want, shape(plan));
-        assertEquals("server: new CA; peer: new CA; healthcheck-client: new CA", step(plan, "h1/certificates").reason());
-        // A CA file is read only when etcd starts: a new one still rolls, one member at a time.
-        assertTrue(step(plan, "h1/restart").reason().contains("CA certificate changed: etcd reads its CA files only at start"),
-                step(plan, "h1/restart").reason());
-    }
+    // A CA that changed under a running cluster is a rotation now: CaRotationScenarioTest.
 
     // ---- membership ----
 

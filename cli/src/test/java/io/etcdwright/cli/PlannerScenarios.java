@@ -100,24 +100,43 @@ final class PlannerScenarios {
     }
 
     private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot) {
-        return plan(s, inventory, versions, snapshot, Optional.empty());
+        return plan(s, inventory, versions, snapshot, copyPki(s.pki()), hosts -> hosts, Optional.empty());
     }
 
     /** As {@link #plan(Scenario)}, a new cluster bootstrapping with {@code token} (a saved plan's). */
     Plan plan(Scenario s, Optional<String> newClusterToken) {
-        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, newClusterToken);
+        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts,
+                newClusterToken);
     }
 
-    private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot,
-                      Optional<String> newClusterToken) {
+    /**
+     * As {@link #plan(Scenario)}, on a PKI directory the test prepared ({@link #pki}) and the hosts as
+     * {@code edit} makes them of the recorded ones (a CA file replaced, a certificate reissued). A
+     * spec may be named by its absolute path without ".yaml" (one a test wrote).
+     */
+    Plan plan(Scenario s, Path pki, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
+        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, Optional.empty());
+    }
+
+    /** A private copy of a recorded PKI, for {@link #plan(Scenario, Path, java.util.function.UnaryOperator)}. */
+    Path pki(Pki which) {
+        return copyPki(which);
+    }
+
+    /** The clock of a recording: when its facts were gathered. */
+    static Clock clockOf(Scenario s) {
+        return Clock.fixed(recordedAt(DIR.resolve(s.facts() + ".json")).plus(s.later()), ZoneOffset.UTC);
+    }
+
+    private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot, Path pki,
+                      java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit, Optional<String> newClusterToken) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
         ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
                 desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
         Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
-        Path pki = copyPki(s.pki());
-        Map<String, EtcdHostFacts> byHost = s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki);
+        Map<String, EtcdHostFacts> byHost = edit.apply(s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki));
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, byHost, facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
@@ -211,7 +230,7 @@ final class PlannerScenarios {
         return hosts;
     }
 
-    private static EtcdHostFacts withFiles(EtcdHostFacts f, Map<String, FileState> files) {
+    static EtcdHostFacts withFiles(EtcdHostFacts f, Map<String, FileState> files) {
         return new EtcdHostFacts(f.host(), f.system(), f.install(), f.setup(), java.util.Collections.unmodifiableMap(files),
                 f.service(), f.member(), f.schedule(), f.restoreMarker());
     }

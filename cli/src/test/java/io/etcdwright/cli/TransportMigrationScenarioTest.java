@@ -155,6 +155,20 @@ class TransportMigrationScenarioTest {
         assertTrue(plan.refusals().get(0).what().contains("etcdwright does not plan it"), plan.refusals().get(0).what());
     }
 
+    /** A plaintext cluster's members do not use their CA, and a rotation's phases are proved by TLS handshakes. */
+    @Test
+    void aCaRotationOfAPlaintextClusterIsRefusedUntilItRunsTls() throws Exception {
+        String plaintext = Files.readString(PlannerScenarios.DIR.resolve("three-plaintext.yaml"));
+        Path spec = home.resolve("rotate-plaintext.yaml");
+        Files.writeString(spec, plaintext.replace("    renewBeforeDays: 30\n", "    renewBeforeDays: 30\n    caGeneration: 2\n"));
+        String named = spec.toAbsolutePath().toString();
+        Plan plan = scenarios.plan(scenarioOf(facts(Map.of("h1", PLAIN, "h2", PLAIN, "h3", PLAIN), Set.of()),
+                named.substring(0, named.length() - ".yaml".length())));
+        assertEquals(List.of("refused ca-rotation-without-tls: cluster scn"), PlannerScenarios.shape(plan));
+        assertTrue(plan.refusals().get(0).what().contains("tls.transport keeps plain HTTP for clients and peers"),
+                plan.refusals().get(0).what());
+    }
+
     @Test
     void aVersionChangeDuringTheMoveIsRefused() {
         Plan plan = scenarios.plan(scenarioOf(facts(Map.of("h1", PLAIN, "h2", PLAIN, "h3", PLAIN), Set.of()), "three-3530"));

@@ -227,6 +227,11 @@ final class ClusterSpecChecks {
             checkReadableFile(ca.key("cert"), written.caCert(), "CA certificate");
             checkReadableFile(ca.key("key"), written.caKey(), "CA private key");
         }
+        FieldPath generation = pki.key("caGeneration");
+        if (!reported(generation) && document.contains(generation) && written.caCert().isPresent()) {
+            problems.error(document, generation, "counts the CAs etcdwright generates, but tls.pki.ca brings your own: to"
+                    + " rotate your CA, point tls.pki.ca at the new certificate and key (see docs/certificates.md)");
+        }
         FieldPath extraSans = pki.key("extraSans");
         if (!reported(extraSans)) {
             JsonNode sans = document.root().at(extraSans.pointer());

@@ -99,7 +99,8 @@ final class ClusterSpecReader {
                 integer(pki.key("validityDays")).orElse(Pki.DEFAULT_VALIDITY_DAYS),
                 integer(pki.key("renewBeforeDays")).orElse(Pki.DEFAULT_RENEW_BEFORE_DAYS),
                 integer(pki.key("caValidityDays")).orElse(Pki.DEFAULT_CA_VALIDITY_DAYS),
-                extraSans), new Tls.Transport(mode(FieldPath.of("tls", "transport", "clients")),
+                extraSans,
+                integer(pki.key("caGeneration")).orElse(Pki.FIRST_CA_GENERATION)), new Tls.Transport(mode(FieldPath.of("tls", "transport", "clients")),
                 mode(FieldPath.of("tls", "transport", "peers"))));
     }
 

@@ -15,15 +15,24 @@ import java.util.Optional;
  * @param caKey        that CA's private key
  * @param keyAlgorithm one of {@link #KEY_ALGORITHMS}
  * @param extraSans    extra DNS names or addresses in every server certificate (a VIP)
+ * @param caGeneration which CA etcdwright generates (1 the first): raising it rotates the cluster
+ *                     to a new generated CA; a bring-your-own CA rotates by naming another one
  */
 public record Pki(Optional<Path> dir, Optional<Path> caCert, Optional<Path> caKey, String keyAlgorithm,
-                  int validityDays, int renewBeforeDays, int caValidityDays, List<String> extraSans) {
+                  int validityDays, int renewBeforeDays, int caValidityDays, List<String> extraSans, int caGeneration) {
 
     public static final List<String> KEY_ALGORITHMS = List.of("ecdsa-p256", "rsa-2048", "rsa-4096");
     public static final String DEFAULT_KEY_ALGORITHM = "ecdsa-p256";
     public static final int DEFAULT_VALIDITY_DAYS = 365;
     public static final int DEFAULT_RENEW_BEFORE_DAYS = 30;
     public static final int DEFAULT_CA_VALIDITY_DAYS = 3650;
+    public static final int FIRST_CA_GENERATION = 1;
+
+    /** As before CA generations existed: the first generated CA. */
+    public Pki(Optional<Path> dir, Optional<Path> caCert, Optional<Path> caKey, String keyAlgorithm,
+               int validityDays, int renewBeforeDays, int caValidityDays, List<String> extraSans) {
+        this(dir, caCert, caKey, keyAlgorithm, validityDays, renewBeforeDays, caValidityDays, extraSans, FIRST_CA_GENERATION);
+    }
 
     public Pki {
         Objects.requireNonNull(dir, "dir");

@@ -2,6 +2,7 @@ package io.etcdwright.engine.spec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.etcdwright.engine.source.Fixtures;
 import io.etcdwright.engine.source.InvalidInputException;
@@ -160,6 +161,17 @@ class ValidationByKindTest {
                 specProblems(SPEC + "tls:\n  pki:\n    validityDays: 4000\n"));
         assertEquals(List.of("demo.yaml:7:21: error: tls.pki.caValidityDays: must be between 1 and 36500 days, got 3000000"),
                 specProblems(SPEC + "tls:\n  pki:\n    caValidityDays: 3000000\n"));
+    }
+
+    @Test
+    void caGenerationCountsGeneratedCasOnly() {
+        assertEquals(List.of("demo.yaml:7:19: error: tls.pki.caGeneration: must be at least 1"),
+                specProblems(SPEC + "tls:\n  pki:\n    caGeneration: 0\n").stream()
+                        .map(p -> p.replaceAll(": must be .*", ": must be at least 1")).toList());
+        List<String> withOwnCa = specProblems(SPEC + "tls:\n  pki:\n    ca: {cert: my-ca.crt, key: my-ca.key}\n    caGeneration: 2\n");
+        assertTrue(withOwnCa.contains("demo.yaml:8:19: error: tls.pki.caGeneration: counts the CAs etcdwright generates, but"
+                + " tls.pki.ca brings your own: to rotate your CA, point tls.pki.ca at the new certificate and key (see"
+                + " docs/certificates.md)"), withOwnCa.toString());
     }
 
     @Test

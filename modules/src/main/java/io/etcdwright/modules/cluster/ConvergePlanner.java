@@ -56,6 +56,9 @@ import java.util.Set;
  * <li>stopped members started side by side, then every member awaited healthy;</li>
  * <li>a verified snapshot before a risky change (membership, any version change);</li>
  * <li>running members that must pick up a change restarted one at a time ({@link RollingRestart});</li>
+ * <li>a CA rotation under way (members trusting another CA than the workstation's), one phase per
+ *     apply ({@link CaRotationPlanner}); its workstation steps replace the PKI steps, and every
+ *     health check trusts the bundle of the old and the new CA meanwhile;</li>
  * <li>membership changes ({@link MembershipChangePlanner});</li>
  * <li>for a minor upgrade, the cluster version awaited.</li>
  * </ol>
@@ -160,13 +163,18 @@ public final class ConvergePlanner {
     /** The version each member with data holds now, by member name: what the version change was decided from. */
     private final Map<String, Version> held;
     private final VersionChange version;
+    /** A CA rotation under way (or started by this spec), from the hosts' CA files and certificates. */
+    private final Optional<CaRotation> rotation;
 
     private ConvergePlanner(Inputs in, Map<String, Version> held, VersionChange version) {
         this.in = in;
         this.held = held;
         this.version = version;
         this.spec = in.desired().spec();
-        this.context = new Context(in.desired().members(), in.layout(), Endpoints.healthAccess(in.pki()),
+        this.rotation = CaRotation.of(in.pki(), in.desired(), in.facts());
+        // While a rotation runs, members serve certificates of either CA: every check trusts the bundle.
+        this.context = new Context(in.desired().members(), in.layout(),
+                rotation.isPresent() ? CaRotationPlanner.access(in.pki()) : Endpoints.healthAccess(in.pki()),
                 Endpoints.clientUrls(in.desired().members(), in.layout()), in.timeouts());
         in.desired().warnings().forEach(w -> warnings.add(w.toString()));
     }
@@ -202,6 +210,17 @@ public final class ConvergePlanner {
         schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
         VersionSteps.refusal(version, in.versions().allowDowntime(), spec.name()).ifPresent(refusals::add);
+        rotation.ifPresent(r -> refusals.addAll(CaRotationPlanner.refusals(in, r,
+                membership.isPresent() || !(version instanceof VersionChange.Unchanged))));
+        if (rotation.isPresent() && !spec.tls().transport().equals(io.etcdwright.engine.spec.Tls.Transport.MUTUAL_TLS)) {
+            // Each phase is proved by TLS handshakes with the members, which plain HTTP has none of.
+            refusals.add(new Refusal("ca-rotation-without-tls", "cluster " + spec.name(),
+                    "a CA rotation is asked for, but tls.transport keeps plain HTTP for "
+                            + (spec.tls().transport().clients() == spec.tls().transport().peers() ? "clients and peers"
+                            : spec.tls().transport().clients() == io.etcdwright.engine.spec.Tls.Mode.PLAINTEXT ? "clients" : "peers")
+                            + ": the members do not use their CA there, and the rotation's phases are proved by TLS handshakes",
+                    "move the cluster to mutual TLS first (tls.transport: mutual-tls, one apply), then rotate the CA"));
+        }
         if (!refusals.isEmpty()) {
             return Plan.refused(spec.name(), refusals, warnings);
         }
@@ -209,7 +228,8 @@ public final class ConvergePlanner {
         warnings.addAll(version.warnings());
         Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::joiners).orElse(Map.of());
 
-        List<Step> pki = workstationPki();
+        Optional<CaRotationPlanner> rotating = rotation.map(r -> new CaRotationPlanner(in, r, context, steps));
+        List<Step> pki = rotating.map(CaRotationPlanner::workstationSteps).orElseGet(this::workstationPki);
         // A write fence an interrupted downgrade left raised is lifted before anything else: members report it as an alarm.
         List<Step> gate = new ArrayList<>(WriteFence.leftover(in.cluster(), context.access(), context.clientUrls(),
                 in.timeouts().ready()).stream().toList());
@@ -226,6 +246,10 @@ public final class ConvergePlanner {
             last = snapshot(version, concat(last, gate), pki).map(List::of).orElse(last);
         }
         last = restartChanged(prepared, joiners, concat(last, pki));
+        if (rotating.isPresent()) {
+            last = rotating.get().steps(concat(last, pki));
+            warnings.addAll(rotating.get().warnings());
+        }
         if (membership.isPresent()) {
             Map<String, List<Step>> lastOf = new LinkedHashMap<>();
             prepared.forEach((host, p) -> lastOf.put(host, p.done()));
@@ -275,7 +299,7 @@ public final class ConvergePlanner {
                 m -> {
                     boolean joining = joiners.containsKey(m.name());
                     return new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token);
-                }, after, steps);
+                }, after, steps, rotation.isPresent());
     }
 
     /**

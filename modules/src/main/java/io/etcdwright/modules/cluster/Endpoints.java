@@ -13,10 +13,13 @@ public final class Endpoints {
     private Endpoints() {
     }
 
-    /** The workstation's admin certificate and the cluster's CA: how apply asks etcd about health. */
+    /**
+     * The workstation's admin certificate and the cluster's CA (the bundle of the old and the new
+     * CA while a rotation runs): how apply and status ask etcd about health.
+     */
     public static Health.Access healthAccess(ClusterPki pki) {
         ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-        return new Health.Access(pki.caCertFile(), admin.cert(), admin.key());
+        return new Health.Access(pki.trustedCaFile(), admin.cert(), admin.key());
     }
 
     /** The client URLs of the members, in their order: what etcdctl and kube-apiserver are given. */
@@ -25,7 +28,14 @@ public final class Endpoints {
     }
 
     public static String clientUrl(Member m, EtcdLayout layout) {
-        String host = m.address().contains(":") ? "[" + m.address() + "]" : m.address();
-        return layout.transport().clientScheme() + "://" + host + ":" + layout.clientPort();
+        return layout.transport().clientScheme() + "://" + urlHost(m) + ":" + layout.clientPort();
+    }
+
+    public static String peerUrl(Member m, EtcdLayout layout) {
+        return layout.transport().peerScheme() + "://" + urlHost(m) + ":" + layout.peerPort();
+    }
+
+    private static String urlHost(Member m) {
+        return m.address().contains(":") ? "[" + m.address() + "]" : m.address();
     }
 }

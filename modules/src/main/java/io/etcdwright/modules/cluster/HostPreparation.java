@@ -66,8 +66,22 @@ public final class HostPreparation {
                                              ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
                                              Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
                                              List<Step> steps) {
-        List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule(), new InstallModule(releases),
-                new CertificatesModule(pki, pkiSteps, desired), new ConfigFileModule(), new UnitModule()));
+        return plan(desired, layout, facts, pki, releases, pkiSteps, gate, bootstrap, after, steps, false);
+    }
+
+    /**
+     * As above; with {@code caRotating} the certificates and the CA file are left to the rotation's
+     * own phases ({@link CaRotationPlanner}), and a CA file newer than etcd is not a restart cause here.
+     */
+    static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                                      ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
+                                      Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
+                                      List<Step> steps, boolean caRotating) {
+        List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule(), new InstallModule(releases)));
+        if (!caRotating) {
+            modules.add(new CertificatesModule(pki, pkiSteps, desired));
+        }
+        modules.addAll(List.of(new ConfigFileModule(), new UnitModule()));
         modules.addAll(after);
         // Last: client keys the spec does not give this host go once what used them (the backup script) has moved on.
         modules.add(new ClientKeyRemovalModule(desired));
@@ -95,7 +109,7 @@ public final class HostPreparation {
                 }
             }
             if (causes.isEmpty() && f.service().running()) {
-                causes.addAll(RestartPending.causes(f));
+                causes.addAll(RestartPending.causes(f, !caRotating));
             }
             List<Step> done = new ArrayList<>(beside);
             last.ifPresent(done::add);

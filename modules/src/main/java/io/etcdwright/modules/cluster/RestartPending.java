@@ -19,6 +19,11 @@ final class RestartPending {
     }
 
     static List<String> causes(EtcdHostFacts f) {
+        return causes(f, true);
+    }
+
+    /** As above; without {@code caFile} a CA rotation under way restarts for its CA file itself, in its own phases. */
+    static List<String> causes(EtcdHostFacts f, boolean caFile) {
         long started = f.service().startedMicros();
         List<String> causes = new ArrayList<>();
         if (started <= 0) {
@@ -32,7 +37,7 @@ final class RestartPending {
         }
         // Server and peer certificates and keys are not among them: etcd loads those again at each
         // new TLS handshake, so a renewed one is in use without a restart.
-        if (newer(f.file(HostCertificates.certPath(HostCertificates.CA)), started)) {
+        if (caFile && newer(f.file(HostCertificates.certPath(HostCertificates.CA)), started)) {
             causes.add("CA certificate replaced after etcd started");
         }
         return causes;

@@ -37,6 +37,12 @@ final class RollingRestart {
      */
     static List<Step> steps(List<Member> ordered, java.util.Map<String, List<String>> causes,
                             java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c) {
+        return steps("restart", ordered, causes, prepared, first, c);
+    }
+
+    /** As above, each step's id {@code host/idSuffix}: a plan that rolls twice (a CA rotation) names each roll. */
+    static List<Step> steps(String idSuffix, List<Member> ordered, java.util.Map<String, List<String>> causes,
+                            java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c) {
         List<Step> steps = new ArrayList<>();
         List<Step> previous = first;
         List<String> restartedBefore = new ArrayList<>();
@@ -44,7 +50,7 @@ final class RollingRestart {
             String host = m.host().name();
             List<String> others = c.members().stream().filter(o -> o != m).map(o -> Endpoints.clientUrl(o, c.layout())).toList();
             List<String> before = List.copyOf(restartedBefore);
-            Step.Builder builder = Step.on(host, "service", "restart").kind(ChangeKind.ACTION).summary("restart etcd")
+            Step.Builder builder = Step.on(host, "service", idSuffix).kind(ChangeKind.ACTION).summary("restart etcd")
                     .reason(String.join(", ", causes.get(host)))
                     .after(previous)
                     .requires(new ClusterConditions.OthersHealthy(c.access(), m.name(), others, c.members().size()))

@@ -108,7 +108,8 @@ public final class CertificateReport {
             }
             Optional<String> memberName = HostCertificates.MEMBER_KEYED.contains(role)
                     ? Optional.of(member.name()) : Optional.empty();
-            Path workstationCopy = role.equals(HostCertificates.CA) ? pki.caCertFile()
+            // During a CA rotation members hold the bundle of the old and the new CA, as clients do.
+            Path workstationCopy = role.equals(HostCertificates.CA) ? pki.trustedCaFile()
                     : memberName.isPresent() ? pki.memberPair(member, role).cert() : pki.clientPair(role).cert();
             Optional<Key> key = role.equals(HostCertificates.CA) ? Optional.empty()
                     : Optional.of(files.keys().getOrDefault(HostCertificates.keyPath(role),

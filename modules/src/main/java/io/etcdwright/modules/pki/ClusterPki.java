@@ -21,13 +21,22 @@ import java.util.Optional;
  * ca.crt, ca.key                              (absent with a bring-your-own CA)
  * members/NAME/server.crt|key, peer.crt|key, healthcheck-client.crt|key
  * clients/admin.crt|key, clients/kube-apiserver-etcd-client.crt|key
+ * ca.generation                               which generated CA ca.crt is (absent: the first)
+ * previous-ca/generation-N/ca.crt|key          generated CAs rotated away, kept (never sent anywhere)
+ * rotation/                                   only while a CA rotation runs ({@link CaRotationFiles})
  * </pre>
  */
 public final class ClusterPki {
     /** Settings from the desired state's tls.pki. */
     public record Settings(String clusterName, Path dir, Optional<Path> caCert, Optional<Path> caKey,
                            KeyAlgorithm keyAlgorithm, Duration validity, Duration renewBefore,
-                           Duration caValidity, List<String> extraSans) {
+                           Duration caValidity, List<String> extraSans, int caGeneration) {
+        /** The first generated CA: as before CA generations existed. */
+        public Settings(String clusterName, Path dir, Optional<Path> caCert, Optional<Path> caKey,
+                        KeyAlgorithm keyAlgorithm, Duration validity, Duration renewBefore,
+                        Duration caValidity, List<String> extraSans) {
+            this(clusterName, dir, caCert, caKey, keyAlgorithm, validity, renewBefore, caValidity, extraSans, 1);
+        }
     }
 
     /** A member's identity in its certificates. */
@@ -85,12 +94,79 @@ public final class ClusterPki {
         } else if (bringsOwnCa()) {
             throw new PkiException("the CA named in tls.pki.ca (" + caCertFile() + ") does not exist");
         } else {
-            CertificateAuthority created = CertificateAuthority.generate("etcd CA for cluster " + settings.clusterName(),
-                    settings.keyAlgorithm(), settings.caValidity(), clock);
-            created.writeTo(settings.dir());
-            ca = created;
+            ca = generateCa();
         }
         return ca;
+    }
+
+    private CertificateAuthority generateCa() {
+        int generation = settings.caGeneration();
+        String name = "etcd CA for cluster " + settings.clusterName() + (generation > 1 ? " (generation " + generation + ")" : "");
+        CertificateAuthority created = CertificateAuthority.generate(name, settings.keyAlgorithm(), settings.caValidity(), clock);
+        created.writeTo(settings.dir());
+        if (generation > 1 || Files.exists(generationFile())) {
+            SecureFiles.writePublic(generationFile(), generation + "\n", "CA generation");
+        }
+        return created;
+    }
+
+    private Path generationFile() {
+        return settings.dir().resolve("ca.generation");
+    }
+
+    /** Which generated CA the workstation holds: the number in ca.generation, 1 without it. */
+    public int caGeneration() {
+        Path file = generationFile();
+        if (!Files.exists(file)) {
+            return 1;
+        }
+        try {
+            return Integer.parseInt(Files.readString(file).trim());
+        } catch (IOException | NumberFormatException e) {
+            throw new PkiException("cannot read the CA generation in " + file + " (" + e.getMessage() + "); it holds the"
+                    + " generation of " + caCertFile() + ", a number");
+        }
+    }
+
+    /** The spec asks for a newer generated CA than the workstation holds: a CA rotation starts. */
+    public boolean generationPending() {
+        return !bringsOwnCa() && caExists() && settings.caGeneration() > caGeneration();
+    }
+
+    /**
+     * Moves the current generated CA to previous-ca/generation-N (kept on the workstation, as every
+     * CA key) and generates the spec's generation. Idempotent: with nothing pending it does nothing.
+     */
+    public synchronized boolean generateNextCa() {
+        if (!generationPending()) {
+            return false;
+        }
+        Path archive = settings.dir().resolve("previous-ca").resolve("generation-" + caGeneration());
+        try {
+            Files.createDirectories(archive);
+            Files.move(caKeyFile(), archive.resolve(CertificateAuthority.KEY_FILE), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(caCertFile(), archive.resolve(CertificateAuthority.CERTIFICATE_FILE),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot move the CA to " + archive + ": " + e.getMessage(), e);
+        }
+        ca = generateCa();
+        caCertificate = null;
+        return true;
+    }
+
+    /** The files of a CA rotation under way, in this PKI directory. */
+    public CaRotationFiles rotation() {
+        return new CaRotationFiles(settings.dir().resolve("rotation"));
+    }
+
+    /**
+     * What clients should trust: during a CA rotation the bundle of the old and the new CA (members
+     * serve certificates of either), otherwise the CA certificate.
+     */
+    public Path trustedCaFile() {
+        Path bundle = rotation().bundle();
+        return Files.exists(bundle) ? bundle : caCertFile();
     }
 
     /**
@@ -175,6 +251,9 @@ public final class ClusterPki {
         Optional<java.security.cert.X509Certificate> caCert = caCertificate();
         if (caCert.isEmpty()) {
             return new CertificateVerdict.Reissue("new CA");
+        }
+        if (generationPending()) {
+            return new CertificateVerdict.Reissue("new CA generation " + settings.caGeneration());
         }
         if (!Files.exists(pair.key())) {
             return new CertificateVerdict.Reissue("missing");

@@ -139,6 +139,15 @@ public final class PkiSteps {
      */
     public static Outcome apply(HostSession session, ClusterPki pki, ClusterPki.MemberIdentity member,
                                 Set<String> clientRoles, Map<String, FileState> hostFiles) {
+        return apply(session, pki, member, clientRoles, hostFiles, pki.caCertFile());
+    }
+
+    /**
+     * As above, the host's ca.crt made a copy of {@code caFile}: during a CA rotation, the bundle of
+     * the old and the new CA, while certificates are issued from the new one.
+     */
+    public static Outcome apply(HostSession session, ClusterPki pki, ClusterPki.MemberIdentity member,
+                                Set<String> clientRoles, Map<String, FileState> hostFiles, Path caFile) {
         boolean changed = false;
         for (String role : HostCertificates.MEMBER_KEYED) {
             changed |= pki.ensure(pki.memberPair(member, role), pki.memberRequest(member, role));
@@ -146,7 +155,7 @@ public final class PkiSteps {
         for (String role : clientRoles) {
             changed |= pki.ensure(pki.clientPair(role), pki.clientRequest(role));
         }
-        List<Placement> placements = placements(pki, member, clientRoles);
+        List<Placement> placements = placements(pki, member, clientRoles, caFile);
         for (int i = 0; i < placements.size(); i++) {
             Placement p = placements.get(i);
             FileState have = hostFiles.getOrDefault(p.remotePath(), FileState.missing(p.remotePath()));
@@ -199,9 +208,25 @@ public final class PkiSteps {
             """;
 
     static List<Placement> placements(ClusterPki pki, ClusterPki.MemberIdentity member, Set<String> clientRoles) {
+        return placements(pki, member, clientRoles, pki.caCertFile());
+    }
+
+    private static Placement caPlacement(Path caFile) {
+        return new Placement(HostCertificates.certPath(HostCertificates.CA), caFile, "0644", "root", EtcdLayout.USER);
+    }
+
+    /**
+     * The host's ca.crt made a copy of {@code caFile} (atomically, as every file), if it differs:
+     * how a CA rotation gives members the bundle, then the new CA alone. Returns whether it changed.
+     */
+    public static boolean landCa(HostSession session, Path caFile, FileState have) {
+        return land(session, caPlacement(caFile), have, read(caFile));
+    }
+
+    static List<Placement> placements(ClusterPki pki, ClusterPki.MemberIdentity member, Set<String> clientRoles, Path caFile) {
         List<Placement> list = new ArrayList<>();
         String etcd = EtcdLayout.USER;
-        list.add(new Placement(HostCertificates.certPath(HostCertificates.CA), pki.caCertFile(), "0644", "root", etcd));
+        list.add(caPlacement(caFile));
         for (String role : HostCertificates.KEYED) {
             boolean client = HostCertificates.isClient(role);
             if (client && !clientRoles.contains(role)) {
