@@ -123,6 +123,14 @@ public final class EtcdAdminClient implements AutoCloseable {
         return endpoints.stream().map(URI::toString).collect(Collectors.toUnmodifiableList());
     }
 
+    /**
+     * The underlying jetcd client, for KV and lease calls (the cluster lock) under the same bounds:
+     * each unary call carries the timeout, no retries, no waiting for a refusing endpoint.
+     */
+    public Client jetcd() {
+        return client;
+    }
+
     /** The bound on every call. */
     public Duration timeout() {
         return timeout;
