@@ -86,7 +86,7 @@ public record LockHolder(String user, String host, long pid, String command, Ins
 
     /** "alice@ws1 (etcdwright apply, pid 4242) since 2026-11-25T01:02:03Z (3 min ago)". The token is not shown. */
     public String describe(Instant now) {
-        return user + "@" + host + " (etcdwright " + command + ", pid " + pid + ") since " + since + " (" + ago(since, now) + ")";
+        return user + "@" + host + " (etcdwright " + command + ", pid " + pid + ") since " + since.truncatedTo(java.time.temporal.ChronoUnit.SECONDS) + " (" + ago(since, now) + ")";
     }
 
     static String ago(Instant since, Instant now) {
