@@ -81,7 +81,7 @@ final class ApplyCommand implements Callable<Integer> {
             input.spec = specFile;
         }
         try (ClusterRun run = ClusterRun.open(input, connection);
-             ClusterLocks held = ClusterLocks.take(run.desired, "apply", locks.waitFor(), out)) {
+             ClusterLocks held = ClusterLocks.take(run.desired, "apply", locks, out)) {
             // Planned under the lock: facts gathered before it could be another run's half-way state.
             Plan plan = PlanCommand.make(run, !noSnapshot, allowDowntime, waits.timeouts());
             if (saved != null) {

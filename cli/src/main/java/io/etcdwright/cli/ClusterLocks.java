@@ -45,6 +45,14 @@ final class ClusterLocks implements AutoCloseable {
      *
      * @throws ClusterLockedException naming the holder, having taken neither
      */
+    static ClusterLocks take(DesiredState desired, String command, LockOptions options, PrintWriter out) {
+        if (options.noLock) {
+            out.println("Lock: not taken (--no-lock)");
+            return new ClusterLocks(null, null, null);
+        }
+        return take(desired, command, options.waitFor(), out);
+    }
+
     static ClusterLocks take(DesiredState desired, String command, Duration wait, PrintWriter out) {
         String cluster = desired.spec().name();
         LockHolder holder = LockHolder.thisProcess(command, Instant.now());
@@ -67,7 +75,9 @@ final class ClusterLocks implements AutoCloseable {
             client = EtcdAdminClient.connect(endpoints, access.get().caCert(), access.get().clientCert(),
                     access.get().clientKey(), CALL_TIMEOUT);
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            ClusterLock etcd = ClusterLock.take(client.jetcd(), cluster, holder, left, CALL_TIMEOUT);
+            ClusterLock etcd = ClusterLock.take(client.jetcd(), cluster, holder, left, CALL_TIMEOUT, dead -> out.println(
+                    "Lock: taken over from " + dead.holder().map(h -> h.describe(Instant.now())).orElse("?")
+                            + ": that process is gone from this machine, so its lease was not waited out"));
             out.println("Lock: held (key " + ClusterLock.key(cluster) + " in the cluster's etcd, lease "
                     + Long.toHexString(etcd.leaseId()) + " kept alive, " + ClusterLock.TTL.toSeconds()
                     + " s TTL; released at the end)");
@@ -116,7 +126,9 @@ final class ClusterLocks implements AutoCloseable {
             }
         } finally {
             closeQuietly(client);
-            workstation.close();
+            if (workstation != null) {
+                workstation.close();
+            }
         }
     }
 }

@@ -37,7 +37,7 @@ final class DestroyCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterRun run = ClusterRun.open(input, connection);
-             ClusterLocks held = ClusterLocks.take(run.desired, "destroy", locks.waitFor(), out)) {
+             ClusterLocks held = ClusterLocks.take(run.desired, "destroy", locks, out)) {
             ClusterRun.Facts facts = run.gather();
             Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), facts.unreachable(), run.layout, wipeData);
             PlanPrinter.text(plan, false, out, "Nothing to destroy: no etcd of cluster " + plan.subject() + " is left on its members.");

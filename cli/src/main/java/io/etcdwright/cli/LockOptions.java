@@ -12,6 +12,10 @@ final class LockOptions {
             description = "Wait this long for another etcdwright holding the cluster's lock (30s, 5m; default: refuse at once).")
     String lockTimeout;
 
+    @Option(names = "--no-lock", description = "Do not take the cluster's lock (Terraform's -lock=false): only when you know"
+            + " nothing else changes this cluster meanwhile (docs/locking.md).")
+    boolean noLock;
+
     Duration waitFor() {
         return parse(lockTimeout);
     }

@@ -14,7 +14,8 @@ import java.util.List;
 public final class Main {
     /** The subcommands, in the order help lists them. */
     private static final List<Class<?>> SUBCOMMANDS = List.of(ValidateCommand.class, FactsCommand.class, PlanCommand.class,
-            ApplyCommand.class, UnlockCommand.class, StatusCommand.class, CertsCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
+            ApplyCommand.class, StatusCommand.class, CertsCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
+            DefragCommand.class, UnlockCommand.class,
             ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, VersionCommand.class,
             CompletionCommand.class, CommandLine.HelpCommand.class);
 

@@ -76,7 +76,7 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (ClusterRun run = ClusterRun.open(input, connection);
-             ClusterLocks held = ClusterLocks.take(run.desired, "restore", locks.waitFor(), out)) {
+             ClusterLocks held = ClusterLocks.take(run.desired, "restore", locks, out)) {
             String name = run.desired.spec().name();
             SnapshotSource source;
             try {

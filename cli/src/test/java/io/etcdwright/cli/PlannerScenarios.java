@@ -100,6 +100,25 @@ final class PlannerScenarios {
     }
 
     private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot) {
+        return plan(s, inventory, versions, snapshot, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As {@link #plan(Scenario)}, with the recorded facts edited first (alarms, disks, clocks the recordings do not show). */
+    Plan plan(Scenario s, java.util.function.UnaryOperator<ClusterRun.Facts> edit) {
+        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, edit);
+    }
+
+    /** The recorded facts of {@code s}, as every plan here reads them. */
+    ClusterRun.Facts facts(Scenario s) {
+        DesiredState desired = DesiredStateLoader.load(DIR.resolve("inventory.yaml"), DIR.resolve(s.spec() + ".yaml"));
+        ClusterRun.Facts facts = FactsFile.load(DIR.resolve(s.facts() + ".json"), desired.spec().name(),
+                desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(Layouts.of(desired)));
+        return new ClusterRun.Facts(facts.reports(), facts.addresses(), leastKeys(facts.byHost(), copyPki(s.pki())),
+                facts.unreachable(), facts.cluster());
+    }
+
+    private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot,
+                      java.util.function.UnaryOperator<ClusterRun.Facts> edit) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
@@ -108,6 +127,8 @@ final class PlannerScenarios {
         Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
         Path pki = copyPki(s.pki());
         Map<String, EtcdHostFacts> byHost = s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki);
+        facts = edit.apply(new ClusterRun.Facts(facts.reports(), facts.addresses(), byHost, facts.unreachable(), facts.cluster()));
+        byHost = facts.byHost();
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, byHost, facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
@@ -202,7 +223,7 @@ final class PlannerScenarios {
 
     private static EtcdHostFacts withFiles(EtcdHostFacts f, Map<String, FileState> files) {
         return new EtcdHostFacts(f.host(), f.system(), f.install(), f.setup(), java.util.Collections.unmodifiableMap(files),
-                f.service(), f.member(), f.schedule(), f.restoreMarker());
+                f.service(), f.member(), f.schedule(), f.restoreMarker(), f.disk(), f.clockSkewMillis());
     }
 
     private static FileState like(FileState model, String path, Path local, boolean content) {

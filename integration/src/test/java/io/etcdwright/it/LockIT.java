@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -23,9 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * One run at a time, on real hosts. Two creates started together from one workstation (the cluster
  * does not run yet: the workstation's lock decides), then two applies started together from two
  * workstations (only the lock in the cluster's etcd can decide): each time one runs and the other is
- * refused at once, naming the holder. A holder SIGKILLed while it holds the lock keeps it until its
- * lease runs out ({@code --lock-timeout} waits for that), or until 'etcdwright unlock' removes it;
- * plan never takes it.
+ * refused at once, naming the holder. A holder SIGKILLed on this machine is taken over at once (its
+ * process is provably gone); one elsewhere keeps the lock until its lease runs out ({@code --lock-timeout}
+ * waits for that), or until 'etcdwright unlock' removes it; plan never takes it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LockIT {
@@ -105,25 +106,38 @@ class LockIT {
 
     @Test
     @Order(3)
-    void aKilledHoldersLockEndsWithItsLeaseOrWithUnlock() throws Exception {
+    void aHolderKilledOnThisMachineIsTakenOverAtOnce() throws Exception {
         killWhileHolding();
+        Cli.Run after = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, after.exitCode(), after.all());
+        assertTrue(Pattern.compile("Lock: taken over from \\S+ \\(etcdwright apply, pid \\d+\\) since \\S+ \\(\\d+ s ago\\): that"
+                + " process is gone from this machine").matcher(after.out()).find(), after.out());
+        assertTrue(after.out().contains("Lock: held (key /etcdwright/lock/locked"), after.out());
+    }
+
+    @Test
+    @Order(4)
+    void aHolderElsewhereKeepsTheLockUntilItsLeaseEndsOrUnlock() throws Exception {
+        Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
+        Etcdctl etcdctl = Etcdctl.unpack(Testbed.scratch("etcdctl-lock"), "3.5.16");
+        holdFromElsewhere(etcdctl, env);
         Cli.Run refused = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(1, refused.exitCode(), refused.all());
-        assertTrue(refused.err().contains("cluster locked is locked by"), refused.all());
+        assertTrue(refused.err().contains("cluster locked is locked by bob@elsewhere (etcdwright apply, pid 4242) since"), refused.all());
         // plan never takes the lock, so it plans while another holds it.
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
         assertEquals(0, plan.exitCode(), plan.all());
         assertFalse(plan.all().contains("Lock:"), plan.all());
-        // The dead holder's lease runs out (15 s after its last keepalive): a waiting apply then goes on.
+        // Nobody keeps that lease alive: it ends within its 15 s, and a waiting apply goes on.
         Cli.Run waited = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes", "--lock-timeout", "90s");
         assertEquals(0, waited.exitCode(), waited.all());
         assertTrue(waited.out().contains("Lock: held (key /etcdwright/lock/locked"), waited.all());
 
-        killWhileHolding();
+        holdFromElsewhere(etcdctl, env);
         Cli.Run unlock = Cli.run("unlock", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, unlock.exitCode(), unlock.all());
-        assertTrue(unlock.out().contains("Removed the lock key /etcdwright/lock/locked held by"), unlock.all());
-        assertTrue(unlock.out().contains("(etcdwright apply, pid "), unlock.all());
+        assertTrue(unlock.out().contains("Removed the lock key /etcdwright/lock/locked held by bob@elsewhere (etcdwright apply,"
+                + " pid 4242) since 2026-11-25T01:00:00Z"), unlock.all());
         Cli.Run after = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, after.exitCode(), after.all());
         Cli.Run nothing = Cli.run("unlock", "-i", INV, "-f", spec.toString(), "--yes");
@@ -138,6 +152,18 @@ class LockIT {
             assertTrue(printed.contains("Lock: held (key /etcdwright/lock/locked"), printed);
             return printed;
         }
+    }
+
+    /** The lock as an etcdwright on another machine holds it: the key on a 15 s lease, which nobody here keeps alive. */
+    private static void holdFromElsewhere(Etcdctl etcdctl, Map<String, String> env) {
+        Testbed.Result grant = etcdctl.run(env, "lease", "grant", "15");
+        assertEquals(0, grant.exitCode(), grant.stderr());
+        java.util.regex.Matcher lease = Pattern.compile("lease ([0-9a-f]+) granted").matcher(grant.stdout());
+        assertTrue(lease.find(), grant.stdout());
+        Testbed.Result put = etcdctl.run(env, "put", "--lease=" + lease.group(1), "/etcdwright/lock/locked",
+                "{\"user\":\"bob\",\"host\":\"elsewhere\",\"pid\":4242,\"command\":\"apply\","
+                        + "\"since\":\"2026-11-25T01:00:00Z\",\"token\":\"0123\",\"process_space\":\"another-machine\"}");
+        assertEquals(0, put.exitCode(), put.stderr());
     }
 
     private static void copyTree(Path from, Path to) throws Exception {

@@ -84,6 +84,16 @@ public final class ClusterLock implements AutoCloseable {
      */
     public static ClusterLock take(Client client, String cluster, LockHolder holder, Duration wait, Duration callTimeout)
             throws InterruptedException {
+        return take(client, cluster, holder, wait, callTimeout, h -> { });
+    }
+
+    /**
+     * As {@link #take(Client, String, LockHolder, Duration, Duration)}; a lock whose holder is
+     * {@linkplain LockHolder#provablyGone provably gone} (killed on this machine) is removed and taken,
+     * told to {@code takenOver} first.
+     */
+    public static ClusterLock take(Client client, String cluster, LockHolder holder, Duration wait, Duration callTimeout,
+                                   java.util.function.Consumer<Held> takenOver) throws InterruptedException {
         ByteSequence key = bytes(key(cluster));
         ByteSequence value = bytes(holder.toJson());
         long deadline = System.nanoTime() + wait.toNanos();
@@ -105,6 +115,15 @@ public final class ClusterLock implements AutoCloseable {
             }
             revokeQuietly(client, lease, callTimeout);
             List<KeyValue> held = txn.getGetResponses().isEmpty() ? List.of() : txn.getGetResponses().get(0).getKvs();
+            Optional<Held> dead = held.stream().findFirst().map(kv -> held(key(cluster), kv))
+                    .filter(h -> h.holder().map(x -> x.provablyGone(holder.processSpace())).orElse(false));
+            if (dead.isPresent()) {
+                // Killed on this very machine (its process is gone): no need to wait out its lease.
+                if (remove(client, dead.get(), callTimeout)) {
+                    takenOver.accept(dead.get());
+                }
+                continue;
+            }
             if (System.nanoTime() >= deadline) {
                 throw new ClusterLockedException(lockedMessage(cluster, held.isEmpty() ? "" : held.get(0).getValue().toString(StandardCharsets.UTF_8)));
             }
@@ -131,9 +150,12 @@ public final class ClusterLock implements AutoCloseable {
         if (kvs.isEmpty()) {
             return Optional.empty();
         }
-        KeyValue kv = kvs.get(0);
+        return Optional.of(held(key(cluster), kvs.get(0)));
+    }
+
+    private static Held held(String key, KeyValue kv) {
         String value = kv.getValue().toString(StandardCharsets.UTF_8);
-        return Optional.of(new Held(key(cluster), value, LockHolder.parse(value), kv.getLease(), kv.getModRevision()));
+        return new Held(key, value, LockHolder.parse(value), kv.getLease(), kv.getModRevision());
     }
 
     /**

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -25,8 +27,12 @@ import java.security.SecureRandom;
  * @param command the command holding it (apply, destroy, restore, defrag)
  * @param since   when it was taken
  * @param token   random, this holding's own: a release removes the key only while it still says this
+ * @param processSpace which process ids {@code pid} is one of: this boot of this kernel and the pid
+ *                namespace ("" when not known); where it is the same as a later taker's, that taker
+ *                can tell whether the holder still runs
  */
-public record LockHolder(String user, String host, long pid, String command, Instant since, String token) {
+public record LockHolder(String user, String host, long pid, String command, Instant since, String token,
+                         String processSpace) {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -36,6 +42,12 @@ public record LockHolder(String user, String host, long pid, String command, Ins
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(since, "since");
         Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(processSpace, "processSpace");
+    }
+
+    /** A holder whose process space is not known (recorded by a test, or by hand). */
+    public LockHolder(String user, String host, long pid, String command, Instant since, String token) {
+        this(user, host, pid, command, since, token, "");
     }
 
     /** This process, about to run {@code command}. */
@@ -43,7 +55,30 @@ public record LockHolder(String user, String host, long pid, String command, Ins
         byte[] token = new byte[12];
         RANDOM.nextBytes(token);
         return new LockHolder(System.getProperty("user.name", "?"), hostName(), ProcessHandle.current().pid(), command, now,
-                HexFormat.of().formatHex(token));
+                HexFormat.of().formatHex(token), thisProcessSpace());
+    }
+
+    /**
+     * This process's space of process ids: the kernel's boot id and the pid namespace. Two containers
+     * on one kernel share the boot id but not the namespace; a reboot changes the boot id.
+     */
+    public static String thisProcessSpace() {
+        try {
+            String boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip();
+            String namespace = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+            return boot + "/" + namespace;
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return "";
+        }
+    }
+
+    /**
+     * Whether this holder is provably gone: it ran in the same process space as {@code space} (this
+     * machine, this boot, this pid namespace) and no process has its pid any more. Never true for a
+     * holder elsewhere, whose liveness only its lease tells; a reused pid reads as alive (the safe way).
+     */
+    public boolean provablyGone(String space) {
+        return !processSpace.isEmpty() && processSpace.equals(space) && ProcessHandle.of(pid).isEmpty();
     }
 
     private static String hostName() {
@@ -66,6 +101,7 @@ public record LockHolder(String user, String host, long pid, String command, Ins
         node.put("command", command);
         node.put("since", since.toString());
         node.put("token", token);
+        node.put("process_space", processSpace);
         return node.toString();
     }
 
@@ -78,7 +114,7 @@ public record LockHolder(String user, String host, long pid, String command, Ins
             }
             return Optional.of(new LockHolder(node.path("user").asText("?"), node.path("host").asText("?"),
                     node.path("pid").asLong(0), node.path("command").asText("?"), Instant.parse(node.path("since").asText()),
-                    node.path("token").asText("")));
+                    node.path("token").asText(""), node.path("process_space").asText("")));
         } catch (IOException | DateTimeParseException e) {
             return Optional.empty();
         }

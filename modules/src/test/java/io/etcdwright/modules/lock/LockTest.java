@@ -38,6 +38,23 @@ class LockTest {
     }
 
     @Test
+    void onlyAHolderOfThisProcessSpaceWhoseProcessIsGoneIsProvablyGone() throws Exception {
+        String here = LockHolder.thisProcessSpace();
+        assertFalse(here.isEmpty(), "Linux says which boot and pid namespace this is");
+        Process ended = new ProcessBuilder("true").start();
+        ended.waitFor();
+        long deadPid = ended.pid();
+        LockHolder dead = new LockHolder("bob", "ws", deadPid, "apply", SINCE, "t", here);
+        assertTrue(dead.provablyGone(here));
+        assertEquals(dead, LockHolder.parse(dead.toJson()).orElseThrow());
+        // Alive, elsewhere (another machine, another container's pid namespace), or unknown: never.
+        assertFalse(new LockHolder("bob", "ws", ProcessHandle.current().pid(), "apply", SINCE, "t", here).provablyGone(here));
+        assertFalse(new LockHolder("bob", "ws", deadPid, "apply", SINCE, "t", "other-boot/pid:[1]").provablyGone(here));
+        assertFalse(new LockHolder("bob", "ws", deadPid, "apply", SINCE, "t", "").provablyGone(here));
+        assertFalse(dead.provablyGone(""));
+    }
+
+    @Test
     void theRefusalNamesTheHolderTheKeyAndTheWaysOut() {
         String message = ClusterLock.lockedMessage("prod", ALICE.toJson());
         assertTrue(message.startsWith("cluster prod is locked by alice@ws1 (etcdwright apply, pid 4242) since 2026-11-25T01:00:00Z"), message);
