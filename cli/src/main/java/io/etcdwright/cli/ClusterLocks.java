@@ -27,8 +27,13 @@ import java.util.Optional;
  * says so.
  */
 final class ClusterLocks implements AutoCloseable {
-    /** One call to etcd while taking the lock: a cluster that answers does so in milliseconds. */
-    static final Duration CALL_TIMEOUT = Duration.ofSeconds(3);
+    /**
+     * One call to etcd while taking the lock. A running cluster answers in milliseconds, and one that
+     * does not run refuses the connection at once; but the first call of a cold JVM on a busy
+     * workstation carries the TLS handshakes, which can take seconds, and a call that ran out of time
+     * would leave the run locked on this workstation only, unseen by another workstation's run.
+     */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
     private final WorkstationLock workstation;
     private final EtcdAdminClient client;

@@ -186,7 +186,9 @@ public final class ClusterLock implements AutoCloseable {
 
     private void keepAlive() {
         try {
-            call(client.getLeaseClient().keepAliveOnce(leaseId), callTimeout, "keep the lock's lease alive");
+            // Bounded well inside the lease: a keepalive that hangs must not let the next come too late.
+            Duration bound = Duration.ofMillis(Math.min(callTimeout.toMillis(), TTL.toMillis() / 4));
+            call(client.getLeaseClient().keepAliveOnce(leaseId), bound, "keep the lock's lease alive");
         } catch (RuntimeException e) {
             failedKeepalives.incrementAndGet();
         }
