@@ -82,7 +82,9 @@ final class ClusterLocks implements AutoCloseable {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
             ClusterLock etcd = ClusterLock.take(client.jetcd(), cluster, holder, left, CALL_TIMEOUT, dead -> out.println(
                     "Lock: taken over from " + dead.holder().map(h -> h.describe(Instant.now())).orElse("?")
-                            + ": that process is gone from this machine, so its lease was not waited out"));
+                            + ": that process is gone from this machine, so its lease was not waited out"),
+                    busy -> out.println("Lock: held by " + busy.holder().map(h -> h.describe(Instant.now())).orElse("another run")
+                            + "; waiting up to " + left.toSeconds() + " s (--lock-timeout)"));
             out.println("Lock: held (key " + ClusterLock.key(cluster) + " in the cluster's etcd, lease "
                     + Long.toHexString(etcd.leaseId()) + " kept alive, " + ClusterLock.TTL.toSeconds()
                     + " s TTL; released at the end)");

@@ -131,6 +131,8 @@ class LockIT {
         // Nobody keeps that lease alive: it ends within its 15 s, and a waiting apply goes on.
         Cli.Run waited = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes", "--lock-timeout", "90s");
         assertEquals(0, waited.exitCode(), waited.all());
+        assertTrue(waited.out().contains("Lock: held by bob@elsewhere (etcdwright apply, pid 4242) since 2026-11-25T01:00:00Z"), waited.all());
+        assertTrue(waited.out().contains("; waiting up to "), waited.all());
         assertTrue(waited.out().contains("Lock: held (key /etcdwright/lock/locked"), waited.all());
 
         holdFromElsewhere(etcdctl, env);

@@ -84,16 +84,19 @@ public final class ClusterLock implements AutoCloseable {
      */
     public static ClusterLock take(Client client, String cluster, LockHolder holder, Duration wait, Duration callTimeout)
             throws InterruptedException {
-        return take(client, cluster, holder, wait, callTimeout, h -> { });
+        return take(client, cluster, holder, wait, callTimeout, h -> { }, h -> { });
     }
 
     /**
      * As {@link #take(Client, String, LockHolder, Duration, Duration)}; a lock whose holder is
      * {@linkplain LockHolder#provablyGone provably gone} (killed on this machine) is removed and taken,
-     * told to {@code takenOver} first.
+     * told to {@code takenOver} first; {@code waiting} hears of the holder once, when the lock is
+     * found held and there is time left to wait.
      */
     public static ClusterLock take(Client client, String cluster, LockHolder holder, Duration wait, Duration callTimeout,
-                                   java.util.function.Consumer<Held> takenOver) throws InterruptedException {
+                                   java.util.function.Consumer<Held> takenOver, java.util.function.Consumer<Held> waiting)
+            throws InterruptedException {
+        boolean told = false;
         ByteSequence key = bytes(key(cluster));
         ByteSequence value = bytes(holder.toJson());
         long deadline = System.nanoTime() + wait.toNanos();
@@ -123,6 +126,10 @@ public final class ClusterLock implements AutoCloseable {
                     takenOver.accept(dead.get());
                 }
                 continue;
+            }
+            if (System.nanoTime() < deadline && !told && !held.isEmpty()) {
+                waiting.accept(held(key(cluster), held.get(0)));
+                told = true;
             }
             if (System.nanoTime() >= deadline) {
                 throw new ClusterLockedException(lockedMessage(cluster, held.isEmpty() ? "" : held.get(0).getValue().toString(StandardCharsets.UTF_8)));
