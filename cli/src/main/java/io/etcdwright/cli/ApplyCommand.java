@@ -31,6 +31,9 @@ final class ApplyCommand implements Callable<Integer> {
     @Mixin
     WaitOptions waits;
 
+    @Mixin
+    LockOptions locks;
+
     @Option(names = "--yes", description = "Do not ask for confirmation.")
     boolean yes;
 
@@ -77,7 +80,9 @@ final class ApplyCommand implements Callable<Integer> {
             input.inventory = inventory;
             input.spec = specFile;
         }
-        try (ClusterRun run = ClusterRun.open(input, connection)) {
+        try (ClusterRun run = ClusterRun.open(input, connection);
+             ClusterLocks held = ClusterLocks.take(run.desired, "apply", locks, out)) {
+            // Planned under the lock: facts gathered before it could be another run's half-way state.
             Plan plan = PlanCommand.make(run, !noSnapshot, allowDowntime, waits.timeouts(),
                     saved == null ? java.util.Optional.empty() : saved.bootstrapToken());
             if (saved != null) {

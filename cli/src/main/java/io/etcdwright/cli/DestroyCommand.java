@@ -21,6 +21,9 @@ final class DestroyCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions connection;
 
+    @Mixin
+    LockOptions locks;
+
     @Option(names = "--wipe-data", description = "Also DELETE the data directories. This cannot be undone.")
     boolean wipeData;
 
@@ -33,7 +36,8 @@ final class DestroyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (ClusterRun run = ClusterRun.open(input, connection)) {
+        try (ClusterRun run = ClusterRun.open(input, connection);
+             ClusterLocks held = ClusterLocks.take(run.desired, "destroy", locks, out)) {
             ClusterRun.Facts facts = run.gather();
             Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), facts.unreachable(), run.layout, wipeData);
             PlanPrinter.text(plan, false, out, "Nothing to destroy: no etcd of cluster " + plan.subject() + " is left on its members.");

@@ -30,4 +30,9 @@ final class EtcdwrightHome {
     static Path pkiDir(String clusterName) {
         return dir().resolve("clusters").resolve(clusterName).resolve("pki");
     }
+
+    /** The workstation's side of the cluster's lock (a POSIX lock on this file; see ClusterLocks). */
+    static Path lockFile(String clusterName) {
+        return dir().resolve("clusters").resolve(clusterName).resolve("lock");
+    }
 }

@@ -15,6 +15,7 @@ public final class Main {
     /** The subcommands, in the order help lists them. */
     private static final List<Class<?>> SUBCOMMANDS = List.of(ValidateCommand.class, FactsCommand.class, PlanCommand.class,
             ApplyCommand.class, StatusCommand.class, CertsCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
+            DefragCommand.class, UnlockCommand.class,
             ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, VersionCommand.class,
             ImportCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class);
 

@@ -40,6 +40,9 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
     @Mixin
     WaitOptions waits;
 
+    @Mixin
+    LockOptions locks;
+
     @Option(names = "--from", required = true, paramLabel = "BACKUP|FILE",
             description = {"A backup in the store, by name (see 'etcdwright backups list'; 'latest' for the newest);",
                     "or a backup directory in etcd-manager's layout; or a snapshot file: as 'etcdctl snapshot save' writes it",
@@ -72,7 +75,8 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (ClusterRun run = ClusterRun.open(input, connection)) {
+        try (ClusterRun run = ClusterRun.open(input, connection);
+             ClusterLocks held = ClusterLocks.take(run.desired, "restore", locks, out)) {
             String name = run.desired.spec().name();
             SnapshotSource source;
             try {

@@ -1,5 +1,8 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.restore.WriteFence;
+
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
@@ -56,8 +59,12 @@ final class StatusCommand implements Callable<Integer> {
         List<String> endpoints = Endpoints.clientUrls(desired.members(), layout);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
+        List<MemberFacts.Alarm> alarms = List.of();
         try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(), timeout)) {
             status = client.status();
+            if (status.members().stream().anyMatch(MemberStatus::healthy)) {
+                alarms = client.alarms();
+            }
         }
         // The minor every member speaks; during a minor upgrade it moves only once all run the newer.
         java.util.Optional<String> clusterVersion = status.members().stream().filter(MemberStatus::healthy)
@@ -78,17 +85,21 @@ final class StatusCommand implements Callable<Integer> {
                     .filter(OptionalLong::isPresent).findFirst().orElse(OptionalLong.empty());
             rows.add(row(m, status, days));
         }
+        List<Map<String, Object>> alarmRows = alarmRows(alarms, status);
+        // A raised alarm (etcdwright's own write fence aside) is a cluster refusing writes or holding corrupt data.
         boolean allHealthy = status.members().stream().allMatch(MemberStatus::healthy)
-                && status.members().size() == desired.members().size();
+                && status.members().size() == desired.members().size()
+                && alarmRows.stream().allMatch(a -> Boolean.TRUE.equals(a.get("etcdwright_write_fence")));
         var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
         PrintWriter out = spec.commandLine().getOut();
         java.util.Optional<Map<String, Object>> rotation = caRotation(pki);
         if (output == OutputFormat.json) {
-            out.println(Json.write(document(desired.spec().name(), status, allHealthy, clusterVersion, rows, backups, rotation)));
+            out.println(Json.write(document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows, backups, rotation)));
         } else {
             out.printf("cluster %s (id %s): %s, cluster version %s%n", desired.spec().name(), status.clusterId().orElse("?"),
                     allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown"));
             text(rows).forEach(out::println);
+            alarmText(alarmRows).forEach(out::println);
             backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
             rotation.ifPresent(r -> out.println(caRotationText(r)));
         }
@@ -121,8 +132,8 @@ final class StatusCommand implements Callable<Integer> {
 
     static Map<String, Object> document(String cluster, ClusterStatus status, boolean allHealthy,
                                         java.util.Optional<String> clusterVersion, List<Map<String, Object>> rows,
-                                        java.util.Optional<Map<String, Object>> backups) {
-        return document(cluster, status, allHealthy, clusterVersion, rows, backups, java.util.Optional.empty());
+                                        List<Map<String, Object>> alarms, java.util.Optional<Map<String, Object>> backups) {
+        return document(cluster, status, allHealthy, clusterVersion, rows, alarms, backups, java.util.Optional.empty());
     }
 
     /**
@@ -131,7 +142,7 @@ final class StatusCommand implements Callable<Integer> {
      */
     static Map<String, Object> document(String cluster, ClusterStatus status, boolean allHealthy,
                                         java.util.Optional<String> clusterVersion, List<Map<String, Object>> rows,
-                                        java.util.Optional<Map<String, Object>> backups,
+                                        List<Map<String, Object>> alarms, java.util.Optional<Map<String, Object>> backups,
                                         java.util.Optional<Map<String, Object>> caRotation) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("version", 1);
@@ -140,6 +151,7 @@ final class StatusCommand implements Callable<Integer> {
         doc.put("healthy", allHealthy);
         doc.put("cluster_version", clusterVersion.orElse(null));
         doc.put("members", rows);
+        doc.put("alarms", alarms);
         doc.put("backups", backups.orElse(null));
         doc.put("ca_rotation", caRotation.orElse(null));
         return doc;
@@ -157,6 +169,7 @@ final class StatusCommand implements Callable<Integer> {
         row.put("healthy", m.healthy());
         row.put("version", m.version().orElse(null));
         row.put("db_size_bytes", m.dbSizeBytes().isPresent() ? m.dbSizeBytes().getAsLong() : null);
+        row.put("db_in_use_bytes", m.dbSizeInUseBytes().isPresent() ? m.dbSizeInUseBytes().getAsLong() : null);
         row.put("raft_index", m.raftIndex().isPresent() ? m.raftIndex().getAsLong() : null);
         row.put("raft_applied_index", m.raftAppliedIndex().isPresent() ? m.raftAppliedIndex().getAsLong() : null);
         row.put("raft_term", m.raftTerm().isPresent() ? m.raftTerm().getAsLong() : null);
@@ -196,6 +209,40 @@ final class StatusCommand implements Callable<Integer> {
             }
             if (r.get("error") != null) {
                 lines.add(String.format("%-10s   %s", "", r.get("error")));
+            }
+        }
+        return lines;
+    }
+
+    /** The cluster's alarms as JSON shows them: each with its member's name, and whether it is etcdwright's write fence. */
+    static List<Map<String, Object>> alarmRows(List<MemberFacts.Alarm> alarms, ClusterStatus status) {
+        String fence = Long.toHexString(WriteFence.MEMBER_ID);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (MemberFacts.Alarm a : alarms) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("type", a.type());
+            row.put("member_id", a.memberId());
+            row.put("member", status.members().stream().filter(m -> m.id().equals(a.memberId())).map(MemberStatus::name)
+                    .findFirst().orElse(null));
+            row.put("etcdwright_write_fence", a.memberId().equals(fence));
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    static List<String> alarmText(List<Map<String, Object>> alarms) {
+        List<String> lines = new ArrayList<>();
+        for (Map<String, Object> a : alarms) {
+            if (Boolean.TRUE.equals(a.get("etcdwright_write_fence"))) {
+                lines.add("ALARM " + a.get("type") + " (etcdwright's write fence, member id " + a.get("member_id")
+                        + "): a minor downgrade is under way or was interrupted; writes are refused until 'etcdwright apply' lifts it");
+            } else if ("NOSPACE".equals(a.get("type"))) {
+                lines.add("ALARM NOSPACE on member " + (a.get("member") == null ? a.get("member_id") : a.get("member") + " (" + a.get("member_id") + ")")
+                        + ": the database reached its quota and the cluster refuses writes. Free space (compact, delete keys),"
+                        + " then 'etcdwright defrag' disarms it once below the quota");
+            } else {
+                lines.add("ALARM " + a.get("type") + " on member " + (a.get("member") == null ? a.get("member_id") : a.get("member"))
+                        + ": its data differs from the others'; replace that member rather than disarm it");
             }
         }
         return lines;

@@ -1,5 +1,8 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.restore.WriteFence;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -170,7 +173,7 @@ class JsonOutputSchemaTest {
             boolean healthy = status.members().stream().allMatch(MemberStatus::healthy);
             JsonNode json = conforms("status", Json.write(StatusCommand.document(desired.spec().name(), status, healthy,
                     status.members().stream().flatMap(m -> m.version().stream()).findFirst().map(v -> v.substring(0, 3) + ".0"),
-                    rows, Optional.empty())));
+                    rows, StatusCommand.alarmRows(status.alarms(), status), Optional.empty())));
             assertEquals(status.members().size(), json.path("members").size(), name);
             assertEquals(name.equals("converged") || name.equals("converged-34"), json.path("healthy").asBoolean(), name);
         }
@@ -194,10 +197,17 @@ class JsonOutputSchemaTest {
                 + "\nfailed_runs=2\n");
         ScheduleHostFacts notInstalled = ScheduleHostFacts.PROBE.parse("probed=1\n");
         BackupPolicy.Schedule schedule = new BackupPolicy.Schedule(5, "offsite", Optional.empty());
+        // A real NOSPACE on the leader beside etcdwright's write fence: both listed, only the fence marked as etcdwright's.
+        List<Map<String, Object>> alarms = StatusCommand.alarmRows(List.of(new MemberFacts.Alarm(leader.id(), "NOSPACE"),
+                new MemberFacts.Alarm(Long.toHexString(WriteFence.MEMBER_ID), "NOSPACE")), status);
         for (List<ScheduleHostFacts> hosts : List.of(List.of(ran, notInstalled), List.of(notInstalled))) {
             Map<String, Object> backups = BackupStatus.document(schedule, hosts, List.of("h3"), now);
             JsonNode json = conforms("status", Json.write(StatusCommand.document("demo", status, false, Optional.of("3.5.0"), rows,
-                    Optional.of(backups))));
+                    alarms, Optional.of(backups))));
+            assertEquals(leader.name(), json.path("alarms").get(0).path("member").asText());
+            assertFalse(json.path("alarms").get(0).path("etcdwright_write_fence").asBoolean());
+            assertTrue(json.path("alarms").get(1).path("etcdwright_write_fence").asBoolean());
+            assertTrue(json.path("alarms").get(1).path("member").isNull());
             assertEquals(40, json.path("members").get(1).path("learner_progress").path("percent").asInt(), json.toString());
             assertEquals("context deadline exceeded", json.path("members").get(2).path("error").asText());
             assertEquals(List.of("h3"), List.of(json.path("backups").path("unreachable_hosts").get(0).asText()));
@@ -210,11 +220,11 @@ class JsonOutputSchemaTest {
         rotation.put("description", "2/3: every certificate reissued from the new CA (no restart)");
         rotation.put("trusted_ca_file", "/home/op/.etcdwright/clusters/demo/pki/rotation/ca-bundle.crt");
         JsonNode rotating = conforms("status", Json.write(StatusCommand.document("demo", status, false, Optional.of("3.5.0"), rows,
-                Optional.empty(), Optional.of(rotation))));
+                List.of(), Optional.empty(), Optional.of(rotation))));
         assertEquals("reissue", rotating.path("ca_rotation").path("phase").asText());
         rotation.put("phase", "half-way");
         String unknownPhase = Json.write(StatusCommand.document("demo", status, false, Optional.of("3.5.0"), rows,
-                Optional.empty(), Optional.of(rotation)));
+                List.of(), Optional.empty(), Optional.of(rotation)));
         org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class, () -> conforms("status", unknownPhase),
                 "the schema names the phases");
     }

@@ -100,13 +100,14 @@ final class PlannerScenarios {
     }
 
     private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot) {
-        return plan(s, inventory, versions, snapshot, copyPki(s.pki()), hosts -> hosts, Optional.empty());
+        return plan(s, inventory, versions, snapshot, copyPki(s.pki()), hosts -> hosts, java.util.function.UnaryOperator.identity(),
+                Optional.empty());
     }
 
     /** As {@link #plan(Scenario)}, a new cluster bootstrapping with {@code token} (a saved plan's). */
     Plan plan(Scenario s, Optional<String> newClusterToken) {
         return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts,
-                newClusterToken);
+                java.util.function.UnaryOperator.identity(), newClusterToken);
     }
 
     /**
@@ -115,7 +116,23 @@ final class PlannerScenarios {
      * spec may be named by its absolute path without ".yaml" (one a test wrote).
      */
     Plan plan(Scenario s, Path pki, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
-        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, Optional.empty());
+        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, java.util.function.UnaryOperator.identity(),
+                Optional.empty());
+    }
+
+    /** As {@link #plan(Scenario)}, with the recorded facts edited first (alarms, disks, clocks the recordings do not show). */
+    Plan plan(Scenario s, java.util.function.UnaryOperator<ClusterRun.Facts> edit) {
+        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts, edit,
+                Optional.empty());
+    }
+
+    /** The recorded facts of {@code s}, as every plan here reads them. */
+    ClusterRun.Facts facts(Scenario s) {
+        DesiredState desired = DesiredStateLoader.load(DIR.resolve("inventory.yaml"), DIR.resolve(s.spec() + ".yaml"));
+        ClusterRun.Facts facts = FactsFile.load(DIR.resolve(s.facts() + ".json"), desired.spec().name(),
+                desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(Layouts.of(desired)));
+        return new ClusterRun.Facts(facts.reports(), facts.addresses(), leastKeys(facts.byHost(), copyPki(s.pki())),
+                facts.unreachable(), facts.cluster());
     }
 
     /** A private copy of a recorded PKI, for {@link #plan(Scenario, Path, java.util.function.UnaryOperator)}. */
@@ -129,14 +146,17 @@ final class PlannerScenarios {
     }
 
     private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot, Path pki,
-                      java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit, Optional<String> newClusterToken) {
+                      java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> hostEdit,
+                      java.util.function.UnaryOperator<ClusterRun.Facts> factsEdit, Optional<String> newClusterToken) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
         ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
                 desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
         Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
-        Map<String, EtcdHostFacts> byHost = edit.apply(s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki));
+        Map<String, EtcdHostFacts> byHost = hostEdit.apply(s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki));
+        facts = factsEdit.apply(new ClusterRun.Facts(facts.reports(), facts.addresses(), byHost, facts.unreachable(), facts.cluster()));
+        byHost = facts.byHost();
         return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, byHost, facts.unreachable(),
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
@@ -232,7 +252,7 @@ final class PlannerScenarios {
 
     static EtcdHostFacts withFiles(EtcdHostFacts f, Map<String, FileState> files) {
         return new EtcdHostFacts(f.host(), f.system(), f.install(), f.setup(), java.util.Collections.unmodifiableMap(files),
-                f.service(), f.member(), f.schedule(), f.restoreMarker());
+                f.service(), f.member(), f.schedule(), f.restoreMarker(), f.disk(), f.clockSkewMillis());
     }
 
     private static FileState like(FileState model, String path, Path local, boolean content) {

@@ -123,10 +123,26 @@ class OfflinePlanIT {
         return file;
     }
 
+    /**
+     * The plan as JSON, without the warnings that quote a measurement (a synchronous write's time, a
+     * clock's offset): two gatherings measure twice, and on a busy machine one may cross the threshold
+     * the other did not. Everything else of the plan is the same from recorded facts as live.
+     */
     private static JsonNode plan(String... args) throws Exception {
         Cli.Run run = Cli.run(args);
         assertTrue(run.exitCode() == 0, run.all());
-        return JSON.readTree(run.out());
+        JsonNode plan = JSON.readTree(run.out());
+        if (plan.path("warnings").isArray()) {
+            com.fasterxml.jackson.databind.node.ArrayNode kept = JSON.createArrayNode();
+            for (JsonNode w : plan.path("warnings")) {
+                String text = w.asText();
+                if (!text.contains(": a synchronous 8 KiB write takes ") && !text.contains(": its clock is ")) {
+                    kept.add(w);
+                }
+            }
+            ((com.fasterxml.jackson.databind.node.ObjectNode) plan).set("warnings", kept);
+        }
+        return plan;
     }
 
     private static JsonNode member(JsonNode cluster, String name) {

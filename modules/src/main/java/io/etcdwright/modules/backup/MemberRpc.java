@@ -6,6 +6,7 @@ import io.etcd.jetcd.api.AlarmType;
 import io.etcd.jetcd.api.AuthGrpc;
 import io.etcd.jetcd.api.AuthenticateRequest;
 import io.etcd.jetcd.api.ClusterGrpc;
+import io.etcd.jetcd.api.DefragmentRequest;
 import io.etcd.jetcd.api.LeaseGrantRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
 import io.etcd.jetcd.api.LeaseRevokeRequest;
@@ -103,6 +104,15 @@ public final class MemberRpc implements AutoCloseable {
         return MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .alarm(AlarmRequest.newBuilder().setAction(action).setMemberID(memberId).setAlarm(type).build())
                 .getAlarmsList();
+    }
+
+    /**
+     * Defragments this member's database: etcd rewrites it without its free pages, and the member
+     * serves nothing (reads, writes, raft) until done. Bounded by this connection's timeout.
+     */
+    public void defragment() {
+        MaintenanceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .defragment(DefragmentRequest.getDefaultInstance());
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.maintenance.MaintenanceChecks;
+
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
@@ -205,6 +207,11 @@ public final class ConvergePlanner {
         if (!refusals.isEmpty()) {
             return Plan.refused(spec.name(), refusals, warnings); // without their facts, nothing else can be judged
         }
+        // Alarms, disk space and latency, clocks: warned about (or, a disk with no room left, refused) first.
+        MaintenanceChecks.Findings maintenance = MaintenanceChecks.of(in.facts(), in.cluster(),
+                MaintenanceChecks.quotaBytes(spec.etcd()));
+        warnings.addAll(maintenance.warnings());
+        refusals.addAll(maintenance.refusals());
         ScheduleTarget.Resolved schedule = ScheduleTarget.resolve(in.desired());
         refusals.addAll(schedule.refusals());
         schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));

@@ -1,5 +1,7 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.maintenance.DiskFacts;
+
 import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.facts.HostFacts;
 import io.etcdwright.engine.facts.SystemFacts;
@@ -21,7 +23,14 @@ import java.util.Optional;
  */
 public record EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
                             Map<String, FileState> files, ServiceFacts service, MemberFacts member,
-                            ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker) {
+                            ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker, DiskFacts disk,
+                            long clockSkewMillis) {
+
+    public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
+                         Map<String, FileState> files, ServiceFacts service, MemberFacts member,
+                         ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker) {
+        this(host, system, install, setup, files, service, member, schedule, restoreMarker, DiskFacts.UNKNOWN, 0);
+    }
 
     public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
                          Map<String, FileState> files, ServiceFacts service, MemberFacts member,
@@ -42,7 +51,8 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),
                 java.util.Collections.unmodifiableMap(files), facts.get(ServiceFacts.PROBE), facts.get(probes.member()),
-                facts.get(ScheduleHostFacts.PROBE), facts.get(probes.restoreMarker()));
+                facts.get(ScheduleHostFacts.PROBE), facts.get(probes.restoreMarker()),
+                facts.get(probes.disk()), facts.clockSkewMillis());
     }
 
     public FileState file(String path) {

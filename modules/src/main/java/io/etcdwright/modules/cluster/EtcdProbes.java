@@ -1,5 +1,7 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.maintenance.DiskFacts;
+
 import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.facts.FilesProbe;
 import io.etcdwright.engine.facts.LaterProbe;
@@ -25,7 +27,8 @@ import java.util.Set;
 /** Every module's probes for one layout: all of them run in the single facts script of a host. */
 public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, FilesProbe files,
                          Probe<MemberFacts> member, Probe<Map<String, FileState>> backupFiles,
-                         Probe<Optional<RestoreMarker>> restoreMarker, Probe<Map<String, FileState>> pkiFiles) {
+                         Probe<Optional<RestoreMarker>> restoreMarker, Probe<Map<String, FileState>> pkiFiles,
+                         Probe<DiskFacts> disk) {
 
     /** The scheduled backups' files: their own probe, so facts recorded before it still load. */
     private static final Probe<Map<String, FileState>> BACKUP_FILES = new LaterProbe<>(
@@ -47,17 +50,18 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
         // A restore in flight (its marker beside the data directory) is finished by the next apply:
         // its own probe, so facts recorded before it still load (as no marker).
         return new EtcdProbes(layout, HostSetupFacts.probe(layout), new FilesProbe("etcd_files", paths, readable),
-                MemberFacts.probe(layout), BACKUP_FILES, new LaterProbe<>(RestoreMarker.probe(layout), ""), PKI_FILES);
+                MemberFacts.probe(layout), BACKUP_FILES, new LaterProbe<>(RestoreMarker.probe(layout), ""), PKI_FILES,
+                DiskFacts.probe(layout));
     }
 
     /** The same probes, the member probe asking the cluster-wide questions on every host. */
     public EtcdProbes askingEveryMember() {
         return new EtcdProbes(layout, hostSetup, files, MemberFacts.probeAskingEveryMember(layout), backupFiles, restoreMarker,
-                pkiFiles);
+                pkiFiles, disk);
     }
 
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
-                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles);
+                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk);
     }
 }

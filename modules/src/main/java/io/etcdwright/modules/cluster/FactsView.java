@@ -47,6 +47,9 @@ public final class FactsView {
         data.put("has_member", f.member().hasMemberData());
         data.put("size_bytes", f.member().dataBytes());
         data.put("free_bytes", f.member().freeBytes());
+        // The data directory's file system: its size, and how long one small synchronous write takes there.
+        data.put("filesystem_bytes", f.disk().totalBytes().isPresent() ? f.disk().totalBytes().getAsLong() : null);
+        data.put("fsync_write_us", f.disk().fsyncMicros().isPresent() ? f.disk().fsyncMicros().getAsLong() : null);
         v.put("data_dir", data);
         v.put("member", f.member().status().orElse(null));
         Map<String, Object> config = new LinkedHashMap<>();
@@ -123,7 +126,9 @@ public final class FactsView {
         Map<String, Object> data = (Map<String, Object>) v.get("data_dir");
         line(s, "data", !Boolean.TRUE.equals(data.get("exists")) ? "no data dir; " + bytes((Long) data.get("free_bytes")) + " free"
                 : (Boolean.TRUE.equals(data.get("has_member")) ? "member data, " : "empty, ")
-                + bytes((Long) data.get("size_bytes")) + "; " + bytes((Long) data.get("free_bytes")) + " free");
+                + bytes((Long) data.get("size_bytes")) + "; " + bytes((Long) data.get("free_bytes")) + " free"
+                + (data.get("filesystem_bytes") == null ? "" : " of " + bytes((Long) data.get("filesystem_bytes")))
+                + (data.get("fsync_write_us") == null ? "" : "; synchronous 8 KiB write " + data.get("fsync_write_us") + " us"));
         Object member = v.get("member");
         if (member instanceof io.etcdwright.modules.membership.MemberFacts.LocalStatus st) {
             line(s, "member", "id " + st.memberId() + (st.isLeader() ? ", leader" : "") + (st.learner() ? ", learner" : "")

@@ -125,6 +125,35 @@ public final class EtcdAdminClient implements AutoCloseable {
         return endpoints.stream().map(URI::toString).collect(Collectors.toUnmodifiableList());
     }
 
+    /**
+     * The underlying jetcd client, for KV and lease calls (the cluster lock) under the same bounds:
+     * each unary call carries the timeout, no retries, no waiting for a refusing endpoint.
+     */
+    public Client jetcd() {
+        return client;
+    }
+
+    /**
+     * The cluster's raised alarms (they are cluster-wide, replicated by raft), member ids in hex.
+     *
+     * @throws EtcdAdminException when no member gives them within the timeout
+     */
+    public List<MemberFacts.Alarm> alarms() {
+        try {
+            return client.getMaintenanceClient().listAlarms().get(timeout.toMillis() + GRACE.toMillis(), TimeUnit.MILLISECONDS)
+                    .getAlarms().stream()
+                    .map(a -> new MemberFacts.Alarm(Long.toHexString(a.getMemberId()), a.getAlarmType().name()))
+                    .toList();
+        } catch (ExecutionException e) {
+            throw new EtcdAdminException("cannot list the alarms: " + Failures.describe(e.getCause(), timeout), e.getCause());
+        } catch (TimeoutException e) {
+            throw new EtcdAdminException("cannot list the alarms: no answer within " + timeout.toSeconds() + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EtcdAdminException("interrupted", e);
+        }
+    }
+
     /** The bound on every call. */
     public Duration timeout() {
         return timeout;
@@ -266,7 +295,7 @@ public final class EtcdAdminClient implements AutoCloseable {
                         Optional.of(r.getVersion()), OptionalLong.of(r.getDbSize()),
                         OptionalLong.of(r.getRaftIndex()), OptionalLong.of(r.getRaftTerm()), true,
                         alarms.isEmpty() ? Optional.empty() : Optional.of("reports: " + String.join("; ", alarms)),
-                        appliedIndex(r));
+                        appliedIndex(r), r.getDbSizeInUse() > 0 ? OptionalLong.of(r.getDbSizeInUse()) : OptionalLong.empty());
             }
             if (Failures.isLearnerRefusal(answer.failure(), member.isLearner())) {
                 // It answered, so it is up; it just will not say more as a learner.

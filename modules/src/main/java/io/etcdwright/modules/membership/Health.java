@@ -51,6 +51,14 @@ public final class Health {
      * @throws EtcdAdminException if the certificate or key files cannot be used (no waiting helps)
      */
     public static Optional<String> problem(Access access, List<String> clientUrls, Duration timeout) {
+        return problem(access, clientUrls, timeout, false);
+    }
+
+    /**
+     * The same, with raised alarms counted as healthy when {@code alarmsAllowed}: what maintenance
+     * asks (a member with NOSPACE raised answers, serves reads and defragments; the alarm is why it runs).
+     */
+    public static Optional<String> problem(Access access, List<String> clientUrls, Duration timeout, boolean alarmsAllowed) {
         try (EtcdAdminClient client = EtcdAdminClient.connect(clientUrls, access.caCert(), access.clientCert(),
                 access.clientKey(), timeout)) {
             ClusterStatus status;
@@ -59,7 +67,7 @@ public final class Health {
             } catch (EtcdAdminException e) {
                 return Optional.of(e.getMessage());
             }
-            Optional<String> problem = problem(status, clientUrls);
+            Optional<String> problem = problem(status, clientUrls, alarmsAllowed);
             return problem.isPresent() ? problem : memberReadProblem(access, status, clientUrls, timeout);
         }
     }
@@ -100,6 +108,10 @@ public final class Health {
      * behind the cluster; empty when it does. Pure, for tests.
      */
     static Optional<String> problem(ClusterStatus status, List<String> clientUrls) {
+        return problem(status, clientUrls, false);
+    }
+
+    static Optional<String> problem(ClusterStatus status, List<String> clientUrls, boolean alarmsAllowed) {
         List<String> problems = new ArrayList<>();
         for (String url : clientUrls) {
             String key = key(url);
@@ -111,7 +123,7 @@ public final class Health {
                 MemberStatus m = member.get();
                 problems.add("member " + (m.name().isEmpty() ? m.id() : m.name()) + " at " + url + ": "
                         + m.error().orElse("did not answer"));
-            } else if (member.get().error().isPresent() && !member.get().learner()) {
+            } else if (member.get().error().isPresent() && !member.get().learner() && !alarmsAllowed) {
                 // It answered, but reports alarms (NOSPACE, CORRUPT): not healthy either.
                 problems.add("member " + member.get().name() + " at " + url + " " + member.get().error().get());
             }
@@ -129,6 +141,12 @@ public final class Health {
      */
     public static void await(StepContext context, Access access, List<String> clientUrls, Duration timeout)
             throws InterruptedException {
+        await(context, access, clientUrls, timeout, false);
+    }
+
+    /** {@link #await}, with raised alarms counted as healthy when {@code alarmsAllowed} (maintenance). */
+    public static void await(StepContext context, Access access, List<String> clientUrls, Duration timeout, boolean alarmsAllowed)
+            throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         Optional<String> problem;
@@ -136,7 +154,7 @@ public final class Health {
             while (true) {
                 // Each attempt gets its full time, even the last: a shortened one would only report
                 // "no answer within 0 ms" instead of what is really wrong.
-                problem = problem(access, clientUrls, ATTEMPT_TIMEOUT);
+                problem = problem(access, clientUrls, ATTEMPT_TIMEOUT, alarmsAllowed);
                 if (problem.isEmpty()) {
                     return;
                 }

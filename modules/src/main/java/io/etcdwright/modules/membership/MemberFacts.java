@@ -45,12 +45,21 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
      *
      * @param raftAppliedIndex the last index it applied (0 when etcd did not say: 3.4)
      * @param errors           what it reports wrong (alarms such as NOSPACE), as etcd words it
+     * @param dbSizeInUseBytes the part of the database file in use (0 when not known): the rest is
+     *                         what a defragmentation gives back
      */
     public record LocalStatus(String memberId, String clusterId, String leaderId, String version,
                               long dbSizeBytes, long raftTerm, long raftIndex, boolean learner,
-                              long raftAppliedIndex, List<String> errors) {
+                              long raftAppliedIndex, List<String> errors, long dbSizeInUseBytes) {
         public LocalStatus {
             errors = List.copyOf(errors);
+        }
+
+        /** In-use size not known (facts recorded before it was read): 0. */
+        public LocalStatus(String memberId, String clusterId, String leaderId, String version,
+                           long dbSizeBytes, long raftTerm, long raftIndex, boolean learner,
+                           long raftAppliedIndex, List<String> errors) {
+            this(memberId, clusterId, leaderId, version, dbSizeBytes, raftTerm, raftIndex, learner, raftAppliedIndex, errors, 0);
         }
 
         public LocalStatus(String memberId, String clusterId, String leaderId, String version,
@@ -217,7 +226,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
                     hex(status.path("leader")), status.path("version").asText(""),
                     status.path("dbSize").asLong(0), status.path("raftTerm").asLong(0),
                     status.path("raftIndex").asLong(0), status.path("isLearner").asBoolean(false),
-                    status.path("raftAppliedIndex").asLong(0), texts(status.path("errors"))));
+                    status.path("raftAppliedIndex").asLong(0), texts(status.path("errors")),
+                    status.path("dbSizeInUse").asLong(0)));
         } catch (java.io.IOException e) {
             return Optional.empty();
         }

@@ -26,6 +26,7 @@ import java.util.OptionalLong;
  *                    NOSPACE); one short line, never a stack trace
  * @param raftAppliedIndex the last raft index the member applied: for a learner, how far it has
  *                    caught up with the leader's raft index
+ * @param dbSizeInUseBytes the part of the database file in use; the rest is what a defragmentation gives back
  */
 public record MemberStatus(
         String name,
@@ -40,7 +41,10 @@ public record MemberStatus(
         OptionalLong raftTerm,
         boolean healthy,
         Optional<String> error,
-        OptionalLong raftAppliedIndex) {
+        OptionalLong raftAppliedIndex,
+        // Left out of facts files' cluster view when not known (it is known only to status's own Status calls).
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_ABSENT)
+        OptionalLong dbSizeInUseBytes) {
 
     public MemberStatus {
         Objects.requireNonNull(name, "name");
@@ -53,6 +57,15 @@ public record MemberStatus(
         Objects.requireNonNull(raftTerm, "raftTerm");
         Objects.requireNonNull(error, "error");
         Objects.requireNonNull(raftAppliedIndex, "raftAppliedIndex");
+        Objects.requireNonNull(dbSizeInUseBytes, "dbSizeInUseBytes");
+    }
+
+    /** A member whose database's in-use size is not known. */
+    public MemberStatus(String name, String id, List<String> clientUrls, List<String> peerUrls, boolean learner,
+                        boolean leader, Optional<String> version, OptionalLong dbSizeBytes, OptionalLong raftIndex,
+                        OptionalLong raftTerm, boolean healthy, Optional<String> error, OptionalLong raftAppliedIndex) {
+        this(name, id, clientUrls, peerUrls, learner, leader, version, dbSizeBytes, raftIndex, raftTerm, healthy, error,
+                raftAppliedIndex, OptionalLong.empty());
     }
 
     /** A member whose applied index is not known (it did not answer, or the caller does not need it). */
@@ -60,6 +73,6 @@ public record MemberStatus(
                         boolean leader, Optional<String> version, OptionalLong dbSizeBytes, OptionalLong raftIndex,
                         OptionalLong raftTerm, boolean healthy, Optional<String> error) {
         this(name, id, clientUrls, peerUrls, learner, leader, version, dbSizeBytes, raftIndex, raftTerm, healthy, error,
-                OptionalLong.empty());
+                OptionalLong.empty(), OptionalLong.empty());
     }
 }

@@ -1,0 +1,84 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.engine.exec.Executor;
+import io.etcdwright.engine.exec.Recap;
+import io.etcdwright.modules.cluster.Endpoints;
+import io.etcdwright.modules.maintenance.DefragPlanner;
+import io.etcdwright.modules.maintenance.MaintenanceChecks;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+@Command(name = "defrag", description = {"Defragment the members whose database is worth it, one at a time, followers first and the"
+        + " leader last, each health-checked; then disarm a NOSPACE alarm once every database is below the quota.",
+        "A defragmenting member serves nothing until done (seconds per GiB): its clients wait or go to another member."})
+final class DefragCommand implements Callable<Integer> {
+    @Mixin
+    InputOptions input;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Mixin
+    LockOptions locks;
+
+    @Option(names = "--min-fragmentation", defaultValue = "" + DefragPlanner.DEFAULT_MIN_FRAGMENTATION_PERCENT, paramLabel = "PERCENT",
+            description = "Defragment a member only when at least this share of its database file is free pages"
+                    + " (default: ${DEFAULT-VALUE}; 0 defragments every member).")
+    int minFragmentationPercent;
+
+    @Option(names = "--defrag-timeout", defaultValue = "300", paramLabel = "SECONDS",
+            description = "How long one member's defragmentation may take (default: ${DEFAULT-VALUE}).")
+    int defragSeconds;
+
+    @Option(names = "--ready-timeout", defaultValue = "120", paramLabel = "SECONDS",
+            description = "How long to wait for the members healthy after each (default: ${DEFAULT-VALUE}).")
+    int readySeconds;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation.")
+    boolean yes;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (minFragmentationPercent < 0 || minFragmentationPercent > 100) {
+            throw new IllegalArgumentException("--min-fragmentation must be 0 to 100, got " + minFragmentationPercent);
+        }
+        ConnectionOptions.positive("--defrag-timeout", defragSeconds);
+        ConnectionOptions.positive("--ready-timeout", readySeconds);
+        PrintWriter out = spec.commandLine().getOut();
+        try (ClusterRun run = ClusterRun.open(input, connection);
+             ClusterLocks held = ClusterLocks.take(run.desired, "defrag", locks, out)) {
+            ClusterRun.Facts facts = run.gather();
+            DefragPlanner.Defrag defrag = DefragPlanner.plan(new DefragPlanner.Inputs(run.desired.spec().name(),
+                    run.desired.members(), Endpoints.clientUrls(run.desired.members(), run.layout), facts.byHost(),
+                    facts.unreachable(), facts.cluster(), Endpoints.healthAccess(run.pki()),
+                    MaintenanceChecks.quotaBytes(run.desired.spec().etcd()), minFragmentationPercent,
+                    Duration.ofSeconds(defragSeconds), Duration.ofSeconds(readySeconds)));
+            defrag.assessment().forEach(out::println);
+            PlanPrinter.text(defrag.plan(), false, out, "Nothing to defragment in cluster " + defrag.plan().subject()
+                    + ", and no NOSPACE alarm to disarm.");
+            if (defrag.plan().isRefused()) {
+                return Main.ERROR;
+            }
+            if (!defrag.plan().hasChanges()) {
+                return Main.OK;
+            }
+            if (!yes && !Confirmation.ask("Run these " + defrag.plan().steps().size() + " steps?", out)) {
+                spec.commandLine().getErr().println("Not defragmented: no confirmation (pass --yes to skip the question).");
+                return Main.ERROR;
+            }
+            out.println();
+            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(defrag.plan());
+            ProgressPrinter.recap(recap, run.targets.keySet(), out);
+            return recap.succeeded() ? Main.OK : Main.ERROR;
+        }
+    }
+}

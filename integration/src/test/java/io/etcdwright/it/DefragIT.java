@@ -1,0 +1,157 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Maintenance on real hosts, on a cluster with a 16 MiB quota. Defragmentation under a write load:
+ * one member at a time, the leader last, every acknowledged write kept. Then the quota filled until
+ * etcd raises NOSPACE and refuses writes: status and plan report it; defrag refuses to disarm while
+ * the database is still full; once the operator compacted, defrag gives the space back, disarms the
+ * alarm, and the cluster takes writes again.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DefragIT {
+    static final String INV = Testbed.INVENTORY.toString();
+    static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
+    static final long QUOTA = 16L << 20;
+    /** etcdctl on a member's host, with that member's own healthcheck client (no auth: it may write). */
+    static final String ETCDCTL = "e() { ETCDCTL_API=3 /usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379"
+            + " --cacert=/etc/etcd/pki/ca.crt --cert=/etc/etcd/pki/healthcheck-client.crt"
+            + " --key=/etc/etcd/pki/healthcheck-client.key --command-timeout=10s \"$@\"; }\n";
+    /** A 100 KB value that does not compress, written over one key: each put adds a revision of that size. */
+    static final String PUT = "head -c 75000 /dev/urandom | base64 -w0 | e put /etcdwright-it/fill >/dev/null";
+    static Path home;
+    static Path spec;
+    static Map<String, String> env;
+
+    @BeforeAll
+    static void cluster() throws Exception {
+        Testbed.up(3);
+        Testbed.removeEtcd(3);
+        home = Testbed.freshWorkstationHome();
+        spec = home.resolve("maint.yaml");
+        Files.writeString(spec, Testbed.example("three-node.yaml").replace("name: three", "name: maint")
+                .replace("quota-backend-bytes: 2147483648", "quota-backend-bytes: " + QUOTA));
+        Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, create.exitCode(), create.all());
+        env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        Testbed.removeEtcd(3);
+        for (int h = 1; h <= 3; h++) {
+            Testbed.sshStatus(h, "rm -rf /var/lib/etcd");
+        }
+        Testbed.forgetWorkstationHome();
+        Testbed.down();
+    }
+
+    /** Compacts away every revision older than the newest: what kube-apiserver does every few minutes. */
+    private static void compact() {
+        Testbed.ssh(1, ETCDCTL + "rev=$(e get /etcdwright-it/fill -w fields | sed -n 's/^\"Revision\" : //p')\n"
+                + "e compact --physical \"$rev\"");
+    }
+
+    /** The defragmented members' hosts, in the order defrag's progress lines show them done. */
+    private static List<String> defragmented(String out) {
+        List<String> hosts = new ArrayList<>();
+        Matcher m = Pattern.compile("(?m)^(h\\d)\\s+defragment member \\S+.*: changed").matcher(out);
+        while (m.find()) {
+            hosts.add(m.group(1));
+        }
+        return hosts;
+    }
+
+    private static String leader() throws Exception {
+        Cli.Run status = Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json");
+        for (JsonNode m : new ObjectMapper().readTree(status.out()).path("members")) {
+            if (m.path("leader").asBoolean()) {
+                return m.path("name").asText();
+            }
+        }
+        throw new AssertionError("no leader in " + status.out());
+    }
+
+    @Test
+    @Order(1)
+    void defragUnderWritesTakesOneMemberAtATimeTheLeaderLastAndLosesNothing() throws Exception {
+        // About 5 MB of overwritten revisions, compacted away: free pages a defragmentation gives back.
+        Testbed.ssh(1, ETCDCTL + "for i in $(seq 1 50); do " + PUT + "; done");
+        compact();
+        String leader = leader();
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("defrag.acks"))) {
+            load.awaitMore(300, Duration.ofSeconds(60));
+            long started = System.nanoTime();
+            Cli.Run defrag = Cli.run("defrag", "-i", INV, "-f", spec.toString(), "--yes");
+            System.out.println("[defrag] took " + (System.nanoTime() - started) / 1_000_000 + " ms");
+            assertEquals(0, defrag.exitCode(), defrag.all());
+            List<String> order = defragmented(defrag.out());
+            assertEquals(3, order.size(), defrag.out());
+            assertEquals(leader, order.get(2), "the leader last: " + defrag.out());
+            load.awaitMore(100, Duration.ofSeconds(30));
+            WriteLoad.Report report = WriteLoad.checkNothingLost(env, load.stop(), "defrag under writes", 3);
+            System.out.println("[defrag] longest write stall " + report.load().longestStallMillis() + " ms");
+        }
+        // Nothing left worth it: a second defrag does nothing.
+        Cli.Run again = Cli.run("defrag", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, again.exitCode(), again.all());
+        assertTrue(again.out().contains("Nothing to defragment"), again.out());
+    }
+
+    @Test
+    @Order(2)
+    void aNospaceAlarmIsReportedAndDefragWithDisarmBringsWritesBack() throws Exception {
+        // Fill the quota: puts until etcd refuses one.
+        Testbed.Result fill = Testbed.exec(List.of(Testbed.SCRIPT.toString(), "ssh", "1", ETCDCTL
+                + "for i in $(seq 1 400); do " + PUT + " 2>/tmp/fill.err || { cat /tmp/fill.err; exit 0; }; done; echo never full"));
+        assertTrue(fill.stdout().contains("database space exceeded"), fill.stdout() + fill.stderr());
+
+        Cli.Run status = Cli.run("status", "-i", INV, "-f", spec.toString());
+        assertEquals(1, status.exitCode(), status.all());
+        assertTrue(status.out().contains("ALARM NOSPACE on member h"), status.out());
+        Cli.Run json = Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json");
+        JsonNode alarms = new ObjectMapper().readTree(json.out()).path("alarms");
+        assertEquals("NOSPACE", alarms.path(0).path("type").asText(), json.out());
+        assertTrue(!alarms.path(0).path("etcdwright_write_fence").asBoolean(), json.out());
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString());
+        assertTrue(plan.out().contains("warning: etcd's NOSPACE alarm is raised on member h"), plan.all());
+
+        // The database is still full: disarming now would only see it raised again at the next write.
+        Cli.Run early = Cli.run("defrag", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(1, early.exitCode(), early.all());
+        assertTrue(early.all().contains("NOSPACE not disarmed"), early.all());
+        assertTrue(early.all().contains("compact"), early.all());
+
+        compact();
+        Cli.Run defrag = Cli.run("defrag", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, defrag.exitCode(), defrag.all());
+        assertEquals(3, defragmented(defrag.out()).size(), defrag.out());
+        // etcd raises it on each member whose write found the quota reached: one or more.
+        assertTrue(Pattern.compile("disarmed [1-3] NOSPACE alarm\\(s\\); a write went through").matcher(defrag.out()).find(), defrag.out());
+
+        Testbed.ssh(1, ETCDCTL + "e put /etcdwright-it/after-disarm ok");
+        Cli.Run healthy = Cli.run("status", "-i", INV, "-f", spec.toString());
+        assertEquals(0, healthy.exitCode(), healthy.all());
+        assertTrue(!healthy.out().contains("ALARM"), healthy.out());
+    }
+}
