@@ -162,6 +162,32 @@ class MaintenanceScenarioTest {
         assertEquals(3, defrag(quiet, 0).plan().steps().size());
     }
 
+    /**
+     * Under NOSPACE a follower idle since a compaction still reports the freed pages in use (bbolt
+     * frees them at its next write, which the alarm refuses): a member at the disarm threshold is
+     * defragmented whatever it reports, and one below it only when worth it.
+     */
+    @Test
+    void underNospaceAMemberAtTheThresholdIsDefragmentedWhateverItReportsInUse() {
+        String leader = PlannerScenarios.leaderOf("converged");
+        ClusterRun.Facts facts = scenarios.facts(CONVERGED);
+        long quota = MaintenanceChecks.quotaBytes(DesiredStateLoader.load(PlannerScenarios.DIR.resolve("inventory.yaml"),
+                PlannerScenarios.DIR.resolve("three.yaml")).spec().etcd());
+        List<String> followers = java.util.stream.Stream.of("h1", "h2", "h3").filter(h -> !h.equals(leader)).toList();
+        facts = edited(facts, leader, quota, quota / 50, DiskFacts.UNKNOWN, 0);              // compacted, counted: 98% free
+        facts = edited(facts, followers.get(0), quota, quota - MIB, DiskFacts.UNKNOWN, 0);   // full, stale figure: 0% free
+        facts = edited(facts, followers.get(1), quota / 2, quota / 2 - MIB, DiskFacts.UNKNOWN, 0); // below the threshold
+        facts = withAlarms(facts, List.of(new MemberFacts.Alarm(idOf(facts, leader), "NOSPACE")));
+        DefragPlanner.Defrag d = defrag(facts, 20);
+        assertEquals(List.of(followers.get(0) + "/defrag", leader + "/defrag <- " + followers.get(0) + "/defrag",
+                "cluster/disarm-nospace <- " + leader + "/defrag"), PlannerScenarios.shape(d.plan()));
+        assertTrue(d.assessment().stream().anyMatch(a -> a.startsWith(followers.get(0) + ":") && a.contains("NOSPACE is raised")),
+                d.assessment().toString());
+        // Without the alarm the same figures take the leader only.
+        ClusterRun.Facts quiet = withAlarms(facts, List.of());
+        assertEquals(List.of(leader + "/defrag"), PlannerScenarios.shape(defrag(quiet, 20).plan()));
+    }
+
     @Test
     void defragRefusesWhileAMemberIsDown() {
         ClusterRun.Facts facts = scenarios.facts(new Scenario("h2-stopped", "three"));

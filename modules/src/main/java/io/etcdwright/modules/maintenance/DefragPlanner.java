@@ -84,6 +84,11 @@ public final class DefragPlanner {
         }
         List<Member> order = new ArrayList<>();
         Member leader = null;
+        // Under NOSPACE a member's "in use" figure can be stale: it counts the pages a compaction
+        // released as free only at its next write transaction (bbolt keeps them pending until then),
+        // and the alarm refuses writes. So every member whose database is at the disarm threshold is
+        // defragmented then, whatever it reports: the space is what the cluster waits for.
+        boolean nospaceRaised = MaintenanceChecks.realAlarms(in.clusterStatus()).stream().anyMatch(a -> a.type().equals("NOSPACE"));
         for (Member m : in.members()) {
             MemberFacts.LocalStatus st = in.facts().get(m.host().name()).member().status().orElseThrow();
             long db = st.dbSizeBytes();
@@ -94,9 +99,13 @@ public final class DefragPlanner {
                 continue;
             }
             long percent = (db - inUse) * 100 / db;
-            boolean worth = percent >= in.minFragmentationPercent();
+            boolean full = nospaceRaised && in.quotaBytes() > 0 && db * 100 >= in.quotaBytes() * DISARM_BELOW_PERCENT;
+            boolean worth = percent >= in.minFragmentationPercent() || full;
             assessment.add(m.name() + ": " + sizes + ", " + percent + "% free pages: "
-                    + (worth ? "defragmented" : "not worth it (below " + in.minFragmentationPercent() + "%)"));
+                    + (percent >= in.minFragmentationPercent() ? "defragmented"
+                    : full ? "defragmented (NOSPACE is raised and its database is at " + DISARM_BELOW_PERCENT + "% of the quota or more;"
+                    + " what it reports in use may not count pages a compaction freed yet)"
+                    : "not worth it (below " + in.minFragmentationPercent() + "%)"));
             if (worth) {
                 if (st.isLeader()) {
                     leader = m;
