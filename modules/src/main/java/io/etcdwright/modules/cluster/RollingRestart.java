@@ -71,7 +71,7 @@ final class RollingRestart {
         if (c.members().size() > 1) {
             handOffIfLeading(ctx, c, self, restartedBefore);
         }
-        return ServiceSteps.restart(ctx, c.timeouts().restart());
+        return ServiceSteps.restart(ctx, c.layout().dataDir(), c.timeouts().restart());
     }
 
     /** Asked now, not when planned: leadership may have moved since. */

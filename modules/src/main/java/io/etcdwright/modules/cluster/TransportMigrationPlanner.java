@@ -300,7 +300,7 @@ public final class TransportMigrationPlanner {
             }
         }
         ctx.session().sync(config.getBytes(StandardCharsets.UTF_8), CONFIG);
-        ServiceSteps.restart(ctx, in.timeouts().restart());
+        ServiceSteps.restart(ctx, in.layout().dataDir(), in.timeouts().restart());
         return Outcome.CHANGED;
     }
 

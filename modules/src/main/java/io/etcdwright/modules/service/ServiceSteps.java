@@ -93,14 +93,31 @@ public final class ServiceSteps {
     /**
      * Restarts etcd and waits until systemd reports it started (etcd notifies once it serves).
      * Whether that is safe (every other member healthy) is the step's precondition, checked before.
+     * Between the stop and the start, whatever in {@code dataDir} another user owns is given to
+     * etcd's: an adopted etcd that ran as root until this restart goes on writing files (WAL
+     * segments, snapshots) after the host's setup gave it the directory, and etcd, starting as its
+     * own user, must open them.
      */
-    public static Outcome restart(StepContext ctx, Duration timeout) {
+    public static Outcome restart(StepContext ctx, String dataDir, Duration timeout) {
         HostSession session = ctx.session();
         try (Progress waiting = ctx.waiting("etcd to restart")) {
             waiting.waitingOn("systemctl restart " + EtcdLayout.UNIT);
-            session.run(RESTART, timeout).orThrow(session.target().name());
+            session.run(restartCommand(dataDir, EtcdLayout.USER), timeout).orThrow(session.target().name());
         }
         return Outcome.CHANGED;
+    }
+
+    /** $1 the unit, $2 the data directory, $3 the user etcd runs as. */
+    private static final String RESTART_CODE = """
+            set -eu
+            unit=$1 dir=$2 owner=$3
+            systemctl stop "$unit"
+            if [ -d "$dir" ]; then find "$dir" ! -user "$owner" -exec chown -h "$owner:$owner" {} +; fi
+            systemctl start "$unit"
+            """;
+
+    static RemoteCommand restartCommand(String dataDir, String owner) {
+        return RemoteCommand.script(RESTART_CODE, EtcdLayout.UNIT, dataDir, owner);
     }
 
     /** $1 the unit, $2 "reload" (the unit was just written) or "if-needed"; prints "changed" when it did anything. */
@@ -124,7 +141,6 @@ public final class ServiceSteps {
     private static final String START_CODE = "if systemctl is-active --quiet \"$1\"; then echo '" + ALREADY_RUNNING
             + "'; exit 0; fi\n" + "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"";
     static final RemoteCommand START = RemoteCommand.script(START_CODE, EtcdLayout.UNIT);
-    static final RemoteCommand RESTART = RemoteCommand.exec("systemctl", "restart", EtcdLayout.UNIT);
     static final String NOT_RUNNING = "not running";
     private static final String START_AND_WAIT_CODE = "if systemctl is-active --quiet \"$1\"; then echo '"
             + ALREADY_RUNNING + "'; exit 0; fi\n" + "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start \"$1\"";

@@ -19,11 +19,28 @@ class ServiceCommandsTest {
         host.assertArrivesLiterally(ServiceSteps.loadAndEnable(true), List.of(EtcdLayout.UNIT, "reload"));
         host.assertArrivesLiterally(ServiceSteps.loadAndEnable(false), List.of(EtcdLayout.UNIT, "if-needed"));
         host.assertArrivesLiterally(ServiceSteps.START, List.of(EtcdLayout.UNIT));
-        host.assertArrivesLiterally(ServiceSteps.RESTART, List.of("restart", EtcdLayout.UNIT));
-        assertEquals("systemctl restart etcd.service", ServiceSteps.RESTART.wire(false));
+        host.assertArrivesLiterally(ServiceSteps.restartCommand("/var/lib/etcd $(reboot)", "etcd"),
+                List.of(EtcdLayout.UNIT, "/var/lib/etcd $(reboot)", "etcd"));
         host.assertArrivesLiterally(ServiceSteps.START_AND_WAIT, List.of(EtcdLayout.UNIT));
         host.assertArrivesLiterally(ServiceSteps.STOP, List.of(EtcdLayout.UNIT));
         host.assertArrivesLiterally(ServiceSteps.STOP_AND_DISABLE, List.of(EtcdLayout.UNIT));
+    }
+
+    /** Stop, then what another user owns in the data dir to etcd's user, then start: nothing else is touched. */
+    @Test
+    void aRestartStopsGivesTheDataDirToEtcdsUserAndStarts(@TempDir Path dir) throws Exception {
+        FakeSystemctl unit = new FakeSystemctl(dir, "active", "enabled");
+        Path data = java.nio.file.Files.createDirectories(dir.resolve("data/member/wal"));
+        java.nio.file.Files.writeString(data.resolve("0.wal"), "w");
+        String me = System.getProperty("user.name");
+        LocalHost.Run run = unit.host.run(ServiceSteps.restartCommand(dir.resolve("data").toString(), me), new byte[0], false);
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals(List.of("stop etcd.service", "start etcd.service"), unit.changes());
+        assertEquals("active", unit.active());
+        assertEquals(me, java.nio.file.Files.getOwner(data.resolve("0.wal")).getName());
+        // A data dir not there yet (a member never started) is no error.
+        LocalHost.Run fresh = unit.host.run(ServiceSteps.restartCommand(dir.resolve("none").toString(), me), new byte[0], false);
+        assertEquals(0, fresh.exitCode(), fresh.stderr());
     }
 
     @Test
