@@ -1,5 +1,6 @@
 package io.etcdwright.modules.backup;
 
+import io.etcdwright.engine.ssh.CountingInputStream;
 import io.etcdwright.modules.backup.crypto.BackupEncryption;
 
 import java.io.BufferedOutputStream;
@@ -59,7 +60,7 @@ public final class BackupReader {
         try {
             TrailerCheck check;
             MessageDigest whole = sha256();
-            try (InputStream stored = new Counting(catalog.store().open(backup.dataKey()), progress);
+            try (InputStream stored = new CountingInputStream(catalog.store().open(backup.dataKey()), progress);
                  InputStream plain = backup.encrypted() ? BackupEncryption.decrypting(stored, key.get(), null) : stored;
                  InputStream gunzipped = new GZIPInputStream(plain, 1 << 16);
                  OutputStream file = new BufferedOutputStream(Files.newOutputStream(snapshot), 1 << 16)) {
@@ -104,36 +105,6 @@ public final class BackupReader {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** Counts bytes read from the store for a progress display. */
-    private static final class Counting extends java.io.FilterInputStream {
-        private final LongConsumer progress;
-        private long count;
-
-        Counting(InputStream in, LongConsumer progress) {
-            super(in);
-            this.progress = progress;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            int n = in.read(b, off, len);
-            if (n > 0) {
-                count += n;
-                progress.accept(count);
-            }
-            return n;
-        }
-
-        @Override
-        public int read() throws IOException {
-            int b = in.read();
-            if (b >= 0) {
-                progress.accept(++count);
-            }
-            return b;
         }
     }
 }
