@@ -38,11 +38,13 @@ final class ClusterLocks implements AutoCloseable {
     private final WorkstationLock workstation;
     private final EtcdAdminClient client;
     private final ClusterLock etcd;
+    private final Health.Access access;
 
-    private ClusterLocks(WorkstationLock workstation, EtcdAdminClient client, ClusterLock etcd) {
+    private ClusterLocks(WorkstationLock workstation, EtcdAdminClient client, ClusterLock etcd, Health.Access access) {
         this.workstation = workstation;
         this.client = client;
         this.etcd = etcd;
+        this.access = access;
     }
 
     /**
@@ -53,7 +55,7 @@ final class ClusterLocks implements AutoCloseable {
     static ClusterLocks take(DesiredState desired, String command, LockOptions options, PrintWriter out) {
         if (options.noLock) {
             out.println("Lock: not taken (--no-lock)");
-            return new ClusterLocks(null, null, null);
+            return new ClusterLocks(null, null, null, null);
         }
         return take(desired, command, options.waitFor(), out);
     }
@@ -72,7 +74,7 @@ final class ClusterLocks implements AutoCloseable {
         Optional<Health.Access> access = access(desired);
         if (access.isEmpty()) {
             out.println("Lock: held on this workstation (" + workstation.file() + "); the cluster has no client certificate yet");
-            return new ClusterLocks(workstation, null, null);
+            return new ClusterLocks(workstation, null, null, null);
         }
         EtcdAdminClient client = null;
         try {
@@ -88,12 +90,12 @@ final class ClusterLocks implements AutoCloseable {
             out.println("Lock: held (key " + ClusterLock.key(cluster) + " in the cluster's etcd, lease "
                     + Long.toHexString(etcd.leaseId()) + " kept alive, " + ClusterLock.TTL.toSeconds()
                     + " s TTL; released at the end)");
-            return new ClusterLocks(workstation, client, etcd);
+            return new ClusterLocks(workstation, client, etcd, access.get());
         } catch (ClusterLock.Unavailable | EtcdAdminException e) {
             closeQuietly(client);
             out.println("Lock: held on this workstation only (" + workstation.file() + "): the cluster's etcd did not"
                     + " take the lock (" + e.getMessage() + ")");
-            return new ClusterLocks(workstation, null, null);
+            return new ClusterLocks(workstation, null, null, null);
         } catch (ClusterLockedException e) {
             closeQuietly(client);
             workstation.close();
@@ -129,7 +131,8 @@ final class ClusterLocks implements AutoCloseable {
     public void close() {
         try {
             if (etcd != null) {
-                etcd.release();
+                etcd.release(client.endpoints(), member -> EtcdAdminClient.connect(List.of(member), access.caCert(),
+                        access.clientCert(), access.clientKey(), CALL_TIMEOUT).jetcd());
             }
         } finally {
             closeQuietly(client);

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * A cluster's lock held in its own etcd: the key {@code /etcdwright/lock/NAME}, created only if absent
@@ -210,14 +211,49 @@ public final class ClusterLock implements AutoCloseable {
      */
     public boolean release() {
         keepalive.shutdownNow();
+        return releaseThrough(client);
+    }
+
+    /**
+     * As {@link #release()}; when the shared client could not do it, through each member alone until
+     * one does. The shared client spreads its calls over every member, and a call that lands on a
+     * member cut off from its peers (reachable from the workstation, unable to reach a leader) runs out
+     * of time; the lock would then outlive the run by its whole TTL, and the operator's next command,
+     * started at once, would be refused as locked by a run that has ended.
+     *
+     * @param members one client URL per member, tried in this order
+     * @param alone   opens a client that speaks to the one member given; closed here after its call
+     * @return whether etcd confirmed the release
+     */
+    public boolean release(List<String> members, Function<String, Client> alone) {
+        if (release()) {
+            return true;
+        }
+        for (String member : members) {
+            Client one;
+            try {
+                one = alone.apply(member);
+            } catch (RuntimeException e) {
+                continue; // That member cannot even be dialled; another may answer.
+            }
+            try (one) {
+                if (releaseThrough(one)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean releaseThrough(Client through) {
         try {
-            call(client.getKVClient().txn()
+            call(through.getKVClient().txn()
                     .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)))
                     .Then(Op.delete(key, DeleteOption.DEFAULT))
                     .commit(), callTimeout, "delete the lock key");
-            call(client.getLeaseClient().revoke(leaseId), callTimeout, "revoke the lock's lease");
+            call(through.getLeaseClient().revoke(leaseId), callTimeout, "revoke the lock's lease");
             return true;
-        } catch (RuntimeException e) {
+        } catch (Unavailable e) {
             return false;
         }
     }
