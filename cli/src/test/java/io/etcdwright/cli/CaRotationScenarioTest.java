@@ -287,6 +287,24 @@ class CaRotationScenarioTest {
         assertEquals(List.of("refused ca-rotation-with-other-change: scn"), shape(plan));
     }
 
+    @Test
+    void loweringTheCaGenerationIsRefusedWithWhatIsInEffectAndHowToGoBack() {
+        // The workstation is at generation 2 (a rotation done); the spec says generation 1 again (three.yaml has no caGeneration).
+        newGeneration();
+        Plan plan = scenarios.plan(new Scenario("converged", "three"), pkiDir, hosts -> hosts);
+        assertEquals(List.of("refused ca-generation-lowered: cluster scn"), shape(plan));
+        var refusal = plan.refusals().get(0);
+        assertTrue(refusal.what().contains("tls.pki.caGeneration is 1") && refusal.what().contains("is generation 2, which stays in effect")
+                && refusal.what().contains("cannot go back"), refusal.what());
+        assertTrue(refusal.whatToDo().contains("set tls.pki.caGeneration: 2")
+                && refusal.whatToDo().contains("name that CA in tls.pki.ca")
+                && refusal.whatToDo().contains(pkiDir.resolve("previous-ca/generation-1/ca.crt").toString()), refusal.whatToDo());
+        // Nothing moved on the workstation: generation 2 is still the CA.
+        assertEquals(2, pki.caGeneration());
+        // The spec at the workstation's generation plans nothing of the kind.
+        assertTrue(plan(hosts -> hosts).refusals().stream().noneMatch(r -> r.kind().equals("ca-generation-lowered")));
+    }
+
     // ---- status ----
 
     @Test

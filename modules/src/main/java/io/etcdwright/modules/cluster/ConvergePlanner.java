@@ -182,6 +182,11 @@ public final class ConvergePlanner {
     }
 
     public static Plan plan(Inputs in) {
+        Optional<Refusal> lowered = loweredCaGeneration(in);
+        if (lowered.isPresent()) {
+            return Plan.refused(in.desired().spec().name(), List.of(lowered.get()),
+                    in.desired().warnings().stream().map(Object::toString).toList());
+        }
         Map<String, Version> held = VersionSteps.held(in);
         VersionChange version = VersionSteps.change(in, held);
         // A restore an interrupted apply left in flight is finished, and a minor downgrade with the
@@ -199,6 +204,26 @@ public final class ConvergePlanner {
         Optional<String> installs = version.installs().map(Version::toString)
                 .filter(v -> !v.equals(in.desired().spec().etcd().version()));
         return new ConvergePlanner(installs.map(v -> in.withDesired(in.desired().withEtcdVersion(v))).orElse(in), held, version).plan();
+    }
+
+    /**
+     * tls.pki.caGeneration below the generation the workstation's CA is at: refused, never ignored
+     * (an operator who lowered it expects something to happen, and nothing safe can).
+     */
+    static Optional<Refusal> loweredCaGeneration(Inputs in) {
+        ClusterPki pki = in.pki();
+        if (!pki.generationLowered()) {
+            return Optional.empty();
+        }
+        int asked = pki.settings().caGeneration();
+        int held = pki.caGeneration();
+        Path previous = pki.settings().dir().resolve("previous-ca").resolve("generation-" + asked);
+        return Optional.of(new Refusal("ca-generation-lowered", "cluster " + in.desired().spec().name(),
+                "tls.pki.caGeneration is " + asked + ", but the workstation's CA (" + pki.caCertFile() + ") is generation "
+                        + held + ", which stays in effect: a CA generation cannot go back",
+                "set tls.pki.caGeneration: " + held + " again (raise it above " + held + " to rotate to a new CA); to return to"
+                        + " an older CA, drop caGeneration and name that CA in tls.pki.ca (cert: " + previous.resolve("ca.crt")
+                        + ", key: " + previous.resolve("ca.key") + "): the next applies rotate to it without downtime"));
     }
 
     private Plan plan() {

@@ -134,6 +134,15 @@ public final class ClusterPki {
     }
 
     /**
+     * The spec asks for an older generated CA than the workstation holds: a generation never goes
+     * back (the older CA's key is kept in previous-ca/, but going back to it is a rotation like any
+     * other, asked for by naming it in tls.pki.ca), so the plan refuses instead of ignoring it.
+     */
+    public boolean generationLowered() {
+        return !bringsOwnCa() && caExists() && settings.caGeneration() < caGeneration();
+    }
+
+    /**
      * Moves the current generated CA to previous-ca/generation-N (kept on the workstation, as every
      * CA key) and generates the spec's generation. Idempotent: with nothing pending it does nothing.
      */
