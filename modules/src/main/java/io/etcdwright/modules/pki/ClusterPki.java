@@ -164,6 +164,11 @@ public final class ClusterPki {
         return true;
     }
 
+    /** The hosts outside the members this workstation gave client files to. */
+    public ClientHostsRecord clientHosts() {
+        return new ClientHostsRecord(settings.dir());
+    }
+
     /** The files of a CA rotation under way, in this PKI directory. */
     public CaRotationFiles rotation() {
         return new CaRotationFiles(settings.dir().resolve("rotation"));
