@@ -10,6 +10,8 @@ import io.etcdwright.engine.spec.Member;
 import io.etcdwright.modules.pki.CertificateReport;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.pki.ClientHostFacts;
+import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.modules.pki.KeyFilesProbe;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -80,6 +82,18 @@ final class CertsCommand implements Callable<Integer> {
                 if (report instanceof HostReport.Reachable ok) {
                     var files = new CertificateReport.HostFiles(ok.facts().get(CERTIFICATE_FILES), ok.facts().get(KEY_FILES));
                     entries.addAll(CertificateReport.host(report.host(), pki, members.get(i), files));
+                } else if (report instanceof HostReport.Unreachable down) {
+                    unreachable.put(down.host(), down.message());
+                }
+            }
+            // Hosts that hold client files without running a member: their CA file and client pairs.
+            List<InventoryHost> clientHosts = ClientHostFacts.hostsToAsk(run.desired, pki);
+            List<HostReport> clientReports = new FactGatherer(run.connections, run.forks)
+                    .gather(clientHosts.stream().map(h -> run.stepTargets.get(h.name())).toList(), List.of(CERTIFICATE_FILES, KEY_FILES));
+            for (HostReport report : clientReports) {
+                if (report instanceof HostReport.Reachable ok) {
+                    var files = new CertificateReport.HostFiles(ok.facts().get(CERTIFICATE_FILES), ok.facts().get(KEY_FILES));
+                    entries.addAll(CertificateReport.clientHost(report.host(), pki, files));
                 } else if (report instanceof HostReport.Unreachable down) {
                     unreachable.put(down.host(), down.message());
                 }

@@ -14,6 +14,7 @@ import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.MemberStatus;
+import io.etcdwright.modules.pki.ClientHostFacts;
 import io.etcdwright.modules.pki.ClusterPki;
 
 import java.util.ArrayList;
@@ -60,10 +61,24 @@ final class ClusterRun implements AutoCloseable {
         return new ClusterRun(desired, options);
     }
 
-    /** Facts of every member; unreachable hosts are listed, not thrown, so all are reported at once. */
+    /**
+     * Facts of every member, and the client files of the hosts that hold clients without running a
+     * member ({@link ClientHostFacts#hostsToAsk}); unreachable hosts are listed, not thrown, so all
+     * are reported at once.
+     */
     Facts gather() {
-        return gather(connections, forks, desired.members().stream().map(Member::host).toList(),
+        Facts facts = gather(connections, forks, desired.members().stream().map(Member::host).toList(),
                 desired.inventory().hosts(), probes);
+        return facts.withClientHosts(gatherClientHosts(connections, forks, ClientHostFacts.hostsToAsk(desired, pki())));
+    }
+
+    /** The client files of {@code hosts}, hosts that run no member: one round trip a host, that probe alone. */
+    static List<HostReport> gatherClientHosts(SshConnections connections, int forks, List<InventoryHost> hosts) {
+        if (hosts.isEmpty()) {
+            return List.of();
+        }
+        return new FactGatherer(connections, forks).gather(hosts.stream().map(Hosts::target).toList(),
+                List.of(ClientHostFacts.PROBE));
     }
 
     /**
@@ -106,7 +121,35 @@ final class ClusterRun implements AutoCloseable {
      *                    empty when no member answered
      */
     record Facts(List<HostReport> reports, Map<String, String> addresses, Map<String, EtcdHostFacts> byHost,
-                 Map<String, String> unreachable, Optional<ClusterStatus> cluster) {
+                 Map<String, String> unreachable, Optional<ClusterStatus> cluster, List<HostReport> clientReports) {
+
+        Facts {
+            clientReports = List.copyOf(clientReports);
+        }
+
+        Facts(List<HostReport> reports, Map<String, String> addresses, Map<String, EtcdHostFacts> byHost,
+              Map<String, String> unreachable, Optional<ClusterStatus> cluster) {
+            this(reports, addresses, byHost, unreachable, cluster, List.of());
+        }
+
+        /** The same, with the reports of the hosts asked for their client files only. */
+        Facts withClientHosts(List<HostReport> clients) {
+            return new Facts(reports, addresses, byHost, unreachable, cluster, clients);
+        }
+
+        /** The client files of the hosts asked for them, typed. */
+        ClientHostFacts clientHosts() {
+            Map<String, Map<String, io.etcdwright.engine.facts.FileState>> files = new LinkedHashMap<>();
+            Map<String, String> down = new LinkedHashMap<>();
+            for (HostReport r : clientReports) {
+                if (r instanceof HostReport.Reachable ok) {
+                    files.put(ok.host(), ok.facts().get(ClientHostFacts.PROBE));
+                } else if (r instanceof HostReport.Unreachable u) {
+                    down.put(u.host(), u.message());
+                }
+            }
+            return new ClientHostFacts(files, down);
+        }
 
         /**
          * Types the reports with the probes that produced them; pure, so recorded reports give the

@@ -53,12 +53,14 @@ final class FactsCommand implements Callable<Integer> {
         List<InventoryHost> hosts;
         EtcdLayout layout;
         String cluster = null;
+        List<InventoryHost> clientHosts = List.of();
         if (specFile != null) {
             DesiredState desired = DesiredStateLoader.load(inventoryFile, specFile);
             inventory = desired.inventory();
             hosts = desired.members().stream().map(m -> m.host()).toList();
             layout = Layouts.of(desired);
             cluster = desired.spec().name();
+            clientHosts = io.etcdwright.modules.pki.ClientHostFacts.hostsToAsk(desired, Pkis.of(desired));
         } else {
             inventory = InventoryLoader.load(inventoryFile);
             hosts = List.copyOf(inventory.hosts().values());
@@ -80,6 +82,9 @@ final class FactsCommand implements Callable<Integer> {
         try (SshConnections connections = Hosts.connect(inventory, connection)) {
             // The same gathering as plan and apply: one round trip a host, the cluster's view from the members.
             facts = ClusterRun.gather(connections, connection.forks, hosts, scope, probes);
+            // Hosts that hold client files without running a member: asked for those files only.
+            List<InventoryHost> asked = clientHosts.stream().filter(h -> scope.containsKey(h.name())).toList();
+            facts = facts.withClientHosts(ClusterRun.gatherClientHosts(connections, connection.forks, asked));
         }
         PrintWriter out = spec.commandLine().getOut();
         if (output == OutputFormat.json) {

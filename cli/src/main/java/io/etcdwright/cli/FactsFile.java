@@ -19,6 +19,7 @@ import io.etcdwright.engine.ssh.SshException;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.cluster.FactsView;
+import io.etcdwright.modules.pki.ClientHostFacts;
 import io.etcdwright.modules.membership.ClusterStatus;
 
 import java.io.IOException;
@@ -99,6 +100,23 @@ final class FactsFile {
             }
         }
         doc.put("hosts", hosts);
+        // Hosts that hold client files without running a member: their one probe's raw output.
+        List<Map<String, Object>> clients = new ArrayList<>();
+        for (HostReport report : facts.clientReports()) {
+            Map<String, Object> host = new LinkedHashMap<>();
+            host.put("host", report.host());
+            if (report instanceof HostReport.Reachable r) {
+                host.put("reachable", true);
+                host.put("probe_arguments", Map.of(ClientHostFacts.PROBE.name(), ClientHostFacts.PROBE.arguments()));
+                host.put("probes", Map.of(ClientHostFacts.PROBE.name(), r.facts().rawByProbe().getOrDefault(ClientHostFacts.PROBE.name(), "")));
+            } else if (report instanceof HostReport.Unreachable u) {
+                host.put("reachable", false);
+                host.put("reason", u.reason().name());
+                host.put("message", u.message());
+            }
+            clients.add(host);
+        }
+        doc.put("client_hosts", clients);
         doc.put("cluster_facts", facts.cluster().map(FactsFile::clusterView).orElse(null));
         return doc;
     }
@@ -170,12 +188,13 @@ final class FactsFile {
                     + " record them with 'etcdwright facts -i INVENTORY -f SPEC -o json' and no --limit");
         }
         for (String name : hostNames) {
-            reports.add(report(file, name, byName.get(name), probes));
+            reports.add(report(file, name, byName.get(name), probes.all()));
         }
         // As a live gathering does: members the spec no longer lists answer for themselves, from
         // their hosts' recorded facts.
         java.util.Set<String> memberHosts = new java.util.LinkedHashSet<>(hostNames);
-        ClusterRun.Facts facts = ClusterRun.Facts.of(reports, probes, inventory, memberHosts);
+        List<HostReport> clients = clientReports(file, doc);
+        ClusterRun.Facts facts = ClusterRun.Facts.of(reports, probes, inventory, memberHosts).withClientHosts(clients);
         List<InventoryHost> leaving = facts.leavingHosts(inventory);
         if (leaving.isEmpty()) {
             return facts;
@@ -185,12 +204,25 @@ final class FactsFile {
                 throw problem(file, null, "hosts", "no facts of " + h.name() + ", where the cluster lists a member the spec"
                         + " does not (a live plan asks it): record the facts again with 'etcdwright facts -i INVENTORY -f SPEC -o json'");
             }
-            reports.add(report(file, h.name(), byName.get(h.name()), probes));
+            reports.add(report(file, h.name(), byName.get(h.name()), probes.all()));
         }
-        return ClusterRun.Facts.of(reports, probes, inventory, memberHosts);
+        return ClusterRun.Facts.of(reports, probes, inventory, memberHosts).withClientHosts(clients);
     }
 
-    private static HostReport report(Path file, String name, JsonNode h, EtcdProbes probes) {
+    /** The recorded client hosts (absent in facts recorded before them: none), read with their one probe. */
+    private static List<HostReport> clientReports(Path file, JsonNode doc) {
+        List<HostReport> reports = new ArrayList<>();
+        for (JsonNode h : doc.path("client_hosts")) {
+            String name = h.path("host").asText("");
+            if (name.isEmpty()) {
+                throw problem(file, null, "client_hosts", "each entry must name its host");
+            }
+            reports.add(report(file, name, h, List.of(ClientHostFacts.PROBE)));
+        }
+        return reports;
+    }
+
+    private static HostReport report(Path file, String name, JsonNode h, List<? extends Probe<?>> probes) {
         String field = "hosts[" + name + "]";
         if (!h.path("reachable").asBoolean(false)) {
             SshException.Reason reason;
@@ -204,7 +236,7 @@ final class FactsFile {
         return new HostReport.Reachable(hostFacts(file, field, name, h, probes));
     }
 
-    private static HostFacts hostFacts(Path file, String field, String name, JsonNode h, EtcdProbes probes) {
+    private static HostFacts hostFacts(Path file, String field, String name, JsonNode h, List<? extends Probe<?>> probes) {
         JsonNode raw = h.path("probes");
         if (!raw.isObject()) {
             throw problem(file, null, field + ".probes", "must be an object of each probe's raw output");
@@ -212,7 +244,7 @@ final class FactsFile {
         JsonNode recordedArgs = h.path("probe_arguments");
         Map<String, Object> parsed = new LinkedHashMap<>();
         Map<String, String> rawByProbe = new LinkedHashMap<>();
-        for (Probe<?> probe : probes.all()) {
+        for (Probe<?> probe : probes) {
             JsonNode out = raw.path(probe.name());
             if (out.isMissingNode() && probe.outputWhenNotRecorded().isPresent()) {
                 // A probe added later (scheduled backups): the recording predates it.

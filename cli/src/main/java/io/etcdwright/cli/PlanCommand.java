@@ -130,7 +130,7 @@ final class PlanCommand implements Callable<Integer> {
                 new PendingStops(EtcdwrightHome.removedHostsDir(desired.spec().name())), timeouts, java.time.Instant.now(),
                 new ConvergePlanner.VersionOptions(allowDowntime,
                         askReleaseSource ? offers(desired, facts, releases) : VersionChange.PatchOffers.NONE))
-                .withNewClusterToken(newClusterToken));
+                .withNewClusterToken(newClusterToken).withClientHosts(facts.clientHosts()));
     }
 
     /**

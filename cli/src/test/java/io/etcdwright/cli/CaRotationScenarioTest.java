@@ -287,6 +287,126 @@ class CaRotationScenarioTest {
         assertEquals(List.of("refused ca-rotation-with-other-change: scn"), shape(plan));
     }
 
+    @Test
+    void loweringTheCaGenerationIsRefusedWithWhatIsInEffectAndHowToGoBack() {
+        // The workstation is at generation 2 (a rotation done); the spec says generation 1 again (three.yaml has no caGeneration).
+        newGeneration();
+        Plan plan = scenarios.plan(new Scenario("converged", "three"), pkiDir, hosts -> hosts);
+        assertEquals(List.of("refused ca-generation-lowered: cluster scn"), shape(plan));
+        var refusal = plan.refusals().get(0);
+        assertTrue(refusal.what().contains("tls.pki.caGeneration is 1") && refusal.what().contains("is generation 2, which stays in effect")
+                && refusal.what().contains("cannot go back"), refusal.what());
+        assertTrue(refusal.whatToDo().contains("set tls.pki.caGeneration: 2")
+                && refusal.whatToDo().contains("name that CA in tls.pki.ca")
+                && refusal.whatToDo().contains(pkiDir.resolve("previous-ca/generation-1/ca.crt").toString()), refusal.whatToDo());
+        // Nothing moved on the workstation: generation 2 is still the CA.
+        assertEquals(2, pki.caGeneration());
+        // The spec at the workstation's generation plans nothing of the kind.
+        assertTrue(plan(hosts -> hosts).refusals().stream().noneMatch(r -> r.kind().equals("ca-generation-lowered")));
+    }
+
+    // ---- a host that holds a client pair without running a member (h4, kube-apiserver) ----
+
+    private Plan planWithClientHost(UnaryOperator<Map<String, EtcdHostFacts>> edit, Map<String, FileState> h4) throws IOException {
+        Path written = home.resolve("rotated-clients.yaml");
+        Files.writeString(written, Files.readString(home.resolve("rotated.yaml")) + "clients:\n  kube-apiserver: {hosts: [h4]}\n");
+        return scenarios.plan(new Scenario("converged", home.resolve("rotated-clients").toString()), pkiDir, edit,
+                new io.etcdwright.modules.pki.ClientHostFacts(Map.of("h4", h4), Map.of()));
+    }
+
+    private Map<String, FileState> h4Holding(Path ca, Path cert) throws IOException {
+        ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);
+        return Map.of(HostCertificates.certPath(HostCertificates.CA), ClientHostsScenarioTest.file(HostCertificates.certPath(HostCertificates.CA), ca, "644", true),
+                HostCertificates.certPath(HostCertificates.APISERVER), ClientHostsScenarioTest.file(HostCertificates.certPath(HostCertificates.APISERVER), cert, "644", true),
+                HostCertificates.keyPath(HostCertificates.APISERVER), ClientHostsScenarioTest.file(HostCertificates.keyPath(HostCertificates.APISERVER), pair.key(), "600", false));
+    }
+
+    @Test
+    void aClientHostGetsTheBundleInPhaseOneItsNewCertificateInPhaseTwoAndTheNewCaInPhaseThree() throws IOException {
+        Path oldCaFile = Files.copy(pki.caCertFile(), home.resolve("old-ca.crt"));
+        Path oldCert = Files.copy(pki.clientPair(HostCertificates.APISERVER).cert(), home.resolve("old-apiserver.crt"));
+        Map<String, FileState> before = h4Holding(oldCaFile, oldCert);
+
+        // Phase 1: the bundle, beside the members' (no restart there: the client reads it when it restarts).
+        Plan one = planWithClientHost(hosts -> hosts, before);
+        Step trust = step(one, "h4/client-files");
+        assertEquals(List.of("cluster/ca-generation", "cluster/ca-rotation"), trust.after());
+        assertTrue(trust.reason().startsWith("ca.crt differs from ca-bundle.crt"), trust.reason());
+        assertTrue(trust.reason().contains("reads its CA file only at start"), trust.reason());
+        assertTrue(one.warnings().stream().anyMatch(w -> w.contains("h4 runs no member") && w.contains("the bundle as ca.crt")
+                && w.contains("reads its CA file only at start")), one.warnings().toString());
+        assertTrue(shape(one).stream().noneMatch(l -> l.startsWith("h4/restart")), "nothing restarts on h4");
+
+        // Phase 2: every member trusts both; h4 holds the bundle and the old CA's certificate: it gets the new one
+        // once the workstation issued it.
+        X509Certificate fresh = newGeneration();
+        List<X509Certificate> bundle = List.of(oldCa, fresh);
+        pki.rotation().begin(List.of(oldCa), fresh);
+        UnaryOperator<Map<String, EtcdHostFacts>> trusting = hosts -> edit(hosts, Map.of("h1", f -> ca(f, bundle, true),
+                "h2", f -> ca(f, bundle, true), "h3", f -> ca(f, bundle, true)));
+        Plan two = planWithClientHost(trusting, h4Holding(pki.rotation().bundle(), oldCert));
+        Step reissue = step(two, "h4/client-files");
+        assertEquals(List.of("cluster/ca-reissue-clients"), reissue.after());
+        assertTrue(reissue.reason().contains("kube-apiserver-etcd-client.crt issued by the old CA"), reissue.reason());
+
+        // Phase 3: every member serves the new CA's certificates; h4 (new certificate, bundle) gets the new CA alone.
+        reissueOnWorkstation();
+        pki.rotation().recordPhase(CaRotationFiles.Phase.DROP_OLD);
+        Plan three = planWithClientHost(hosts -> edit(hosts, Map.of("h1", f -> leaves(ca(f, bundle, true), "h1"),
+                        "h2", f -> leaves(ca(f, bundle, true), "h2"), "h3", f -> leaves(ca(f, bundle, true), "h3"))),
+                h4Holding(pki.rotation().bundle(), pki.clientPair(HostCertificates.APISERVER).cert()));
+        Step drop = step(three, "h4/client-files");
+        assertEquals(List.of("cluster/ca-reissued"), drop.after());
+        assertTrue(drop.reason().startsWith("ca.crt differs from ca.crt"), drop.reason());
+    }
+
+    // ---- a restore while a rotation is under way ----
+
+    @Test
+    void aRestoreInPhaseOneGivesEveryMemberTheBundleAndItsCertificatesAsTheyAreAndTheNextApplyCarriesOn() {
+        X509Certificate fresh = newGeneration();
+        List<X509Certificate> bundle = List.of(oldCa, fresh);
+        // Phase 1 half done (h1 restarted with the bundle, h2 and h3 not), then the cluster is lost: a restore.
+        UnaryOperator<Map<String, EtcdHostFacts>> halfway = hosts -> edit(hosts, Map.of("h1", f -> ca(f, bundle, true)));
+        Plan restore = scenarios.restore(rotated(), RestorePlannerScenarioTest.snapshot(true, Optional.empty()), pkiDir, halfway);
+        assertFalse(restore.isRefused(), restore.refusals().toString());
+        // The workstation's record and bundle first; no client certificate issued (phase 2 does, keeping the old admin aside).
+        assertEquals("cluster/ca-rotation", restore.steps().get(0).id());
+        assertTrue(shape(restore).stream().noneMatch(l -> l.startsWith("cluster/clients") || l.startsWith("cluster/ca-generation")),
+                shape(restore).toString());
+        for (String h : HOSTS) {
+            Step certs = step(restore, h + "/certificates");
+            assertTrue(certs.summary().endsWith("/etc/etcd/pki/ca.crt from ca-bundle.crt"), certs.summary());
+            assertTrue(certs.after().contains("cluster/ca-rotation"), certs.after().toString());
+            // Before the members are stopped: the restored etcd starts with the bundle.
+            assertTrue(step(restore, h + "/restore/stage").after().contains(h + "/certificates")
+                    || step(restore, h + "/restore/stage").after().stream().anyMatch(a -> a.startsWith(h + "/")),
+                    step(restore, h + "/restore/stage").after().toString());
+        }
+        assertTrue(restore.warnings().stream().anyMatch(w -> w.startsWith("CA rotation under way (phase 1/3")
+                && w.contains("clients of either CA keep working") && w.contains("the next apply carries the rotation on")),
+                restore.warnings().toString());
+        // Nothing was written by planning.
+        assertFalse(pki.rotation().active());
+
+        // After it, every member runs with the bundle and its old certificates: the next apply is phase 2.
+        pki.rotation().begin(List.of(oldCa), fresh);
+        Plan next = plan(hosts -> edit(hosts, Map.of("h1", f -> ca(f, bundle, true), "h2", f -> ca(f, bundle, true),
+                "h3", f -> ca(f, bundle, true))));
+        List<String> want = new ArrayList<>(List.of("cluster/ca-rotation"));
+        want.addAll(reissue(HOSTS, "cluster/ca-rotation"));
+        assertEquals(want, shape(next));
+    }
+
+    @Test
+    void aRestoreWithoutARotationKeepsTheCaAsItIs() {
+        Plan restore = scenarios.restore(new Scenario("converged", "three"), RestorePlannerScenarioTest.snapshot(true, Optional.empty()),
+                pkiDir, hosts -> hosts);
+        assertFalse(restore.isRefused(), restore.refusals().toString());
+        assertTrue(shape(restore).stream().noneMatch(l -> l.contains("ca-rotation")), shape(restore).toString());
+        assertTrue(restore.warnings().stream().noneMatch(w -> w.startsWith("CA rotation")), restore.warnings().toString());
+    }
+
     // ---- status ----
 
     @Test

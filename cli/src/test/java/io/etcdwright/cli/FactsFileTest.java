@@ -243,6 +243,34 @@ class FactsFileTest {
         assertEquals(java.util.Set.of("h1", "h2"), facts.byHost().keySet());
     }
 
+    @Test
+    void hostsThatHoldClientFilesWithoutAMemberAreRecordedAndLoadedWithTheirOneProbe() throws Exception {
+        var probe = io.etcdwright.modules.pki.ClientHostFacts.PROBE;
+        String pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        String raw = "@file 0\nmeta=644 root root 1795297500.520641\nsha256=" + "ab".repeat(32) + "  -\ncontent="
+                + Base64.getEncoder().encodeToString(pem.getBytes(StandardCharsets.UTF_8)) + "\n@file 1\n@file 2\n@file 3\n"
+                + "meta=644 root root 1795297500.520641\nsha256=" + "cd".repeat(32) + "  -\n@file 4\n"
+                + "meta=600 root root 1795297500.520641\nsha256=" + "ef".repeat(32) + "  -\n";
+        var h4 = new io.etcdwright.engine.facts.HostReport.Reachable(new io.etcdwright.engine.facts.HostFacts("h4",
+                java.util.Map.of(probe.name(), probe.parse(raw)), java.util.Map.of(probe.name(), raw), java.time.Duration.ZERO, 0));
+        var h5 = new io.etcdwright.engine.facts.HostReport.Unreachable("h5", io.etcdwright.engine.ssh.SshException.Reason.TIMEOUT,
+                "connection timed out");
+        ClusterRun.Facts recorded = load(fixture("three-converged"), HOSTS, PROBES).withClientHosts(List.of(h4, h5));
+        Path again = dir.resolve("with-client-hosts.json");
+        Files.writeString(again, Json.write(FactsFile.document("three", Instant.now(), recorded, PROBES)));
+        JsonNode doc = new ObjectMapper().readTree(again.toFile());
+        assertEquals(List.of("h4", "h5"), List.of(doc.path("client_hosts").get(0).path("host").asText(),
+                doc.path("client_hosts").get(1).path("host").asText()));
+        var clients = load(again, HOSTS, PROBES).clientHosts();
+        assertEquals(java.util.Set.of("h4"), clients.files().keySet());
+        var files = clients.files().get("h4");
+        assertEquals(pem, files.get("/etc/etcd/pki/ca.crt").content().orElseThrow());
+        assertFalse(files.get("/etc/etcd/pki/admin.key").exists());
+        assertEquals("600", files.get("/etc/etcd/pki/kube-apiserver-etcd-client.key").mode());
+        assertTrue(files.get("/etc/etcd/pki/kube-apiserver-etcd-client.key").content().isEmpty(), "a key is recorded by digest only");
+        assertEquals(java.util.Map.of("h5", "connection timed out"), clients.unreachable());
+    }
+
     private ClusterRun.Facts load(Path file, List<String> members, EtcdProbes probes) {
         var inv = io.etcdwright.engine.inventory.InventoryLoader.load(inventory);
         return FactsFile.load(file, "three", members.stream().map(h -> inv.hosts().get(h)).toList(), inv.hosts(), probes);

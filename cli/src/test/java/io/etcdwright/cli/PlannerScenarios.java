@@ -120,6 +120,13 @@ final class PlannerScenarios {
                 Optional.empty());
     }
 
+    /** As {@link #plan(Scenario, Path, java.util.function.UnaryOperator)}, with the client files of hosts that run no member. */
+    Plan plan(Scenario s, Path pki, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit,
+              io.etcdwright.modules.pki.ClientHostFacts clients) {
+        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, java.util.function.UnaryOperator.identity(),
+                Optional.empty(), clients);
+    }
+
     /** As {@link #plan(Scenario)}, with the recorded facts edited first (alarms, disks, clocks the recordings do not show). */
     Plan plan(Scenario s, java.util.function.UnaryOperator<ClusterRun.Facts> edit) {
         return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts, edit,
@@ -148,6 +155,14 @@ final class PlannerScenarios {
     private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot, Path pki,
                       java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> hostEdit,
                       java.util.function.UnaryOperator<ClusterRun.Facts> factsEdit, Optional<String> newClusterToken) {
+        return plan(s, inventory, versions, snapshot, pki, hostEdit, factsEdit, newClusterToken,
+                io.etcdwright.modules.pki.ClientHostFacts.NONE);
+    }
+
+    private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot, Path pki,
+                      java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> hostEdit,
+                      java.util.function.UnaryOperator<ClusterRun.Facts> factsEdit, Optional<String> newClusterToken,
+                      io.etcdwright.modules.pki.ClientHostFacts clients) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
@@ -161,7 +176,7 @@ final class PlannerScenarios {
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
                 new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions)
-                .withNewClusterToken(newClusterToken));
+                .withNewClusterToken(newClusterToken).withClientHosts(clients));
     }
 
     /**
@@ -170,14 +185,25 @@ final class PlannerScenarios {
      */
     Plan restore(Scenario s, SnapshotSource source, boolean skipHashCheck, Map<String, Optional<RestoreMarker>> markers,
                  Set<String> unreachable) {
+        return restore(s, source, skipHashCheck, markers, unreachable, copyPki(s.pki()), hosts -> hosts);
+    }
+
+    /** As above, on a PKI directory the test prepared and the hosts as {@code edit} makes them (a CA rotation under way). */
+    Plan restore(Scenario s, SnapshotSource source, Path pkiDir, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
+        return restore(s, source, false, Map.of(), Set.of(), pkiDir, edit);
+    }
+
+    private Plan restore(Scenario s, SnapshotSource source, boolean skipHashCheck, Map<String, Optional<RestoreMarker>> markers,
+                         Set<String> unreachable, Path pkiDir, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve("inventory.yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
         ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
                 desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
         Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
-        Path pki = copyPki(s.pki());
-        Map<String, EtcdHostFacts> reached = new java.util.LinkedHashMap<>(s.asRecorded() ? facts.byHost() : leastKeys(facts.byHost(), pki));
+        Path pki = pkiDir;
+        Map<String, EtcdHostFacts> reached = new java.util.LinkedHashMap<>(edit.apply(s.asRecorded() ? facts.byHost()
+                : leastKeys(facts.byHost(), pki)));
         Map<String, String> down = new java.util.LinkedHashMap<>(facts.unreachable());
         unreachable.forEach(h -> {
             reached.remove(h);

@@ -35,9 +35,9 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
     }
 
     /**
-     * The member hosts that hold a copy of {@code client}'s certificate and key
+     * The hosts that hold a copy of {@code client}'s certificate and key
      * ({@link ClientKeys#ADMIN}, {@link ClientKeys#KUBE_APISERVER}): those the spec's {@code clients}
-     * names, by host or group; none when it names none. Loading refused any target that is not a member.
+     * names, by host or group, members or not, in inventory order; none when it names none.
      */
     public java.util.Set<String> clientHosts(String client) {
         ClientKeys.Targets targets = spec.clients().targets().get(client);
@@ -47,11 +47,24 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
             targets.groups().forEach(g -> inventory.hostsOf(g).forEach(h -> named.add(h.name())));
         }
         java.util.Set<String> holders = new java.util.LinkedHashSet<>();
-        members.forEach(m -> {
-            if (named.contains(m.host().name())) {
-                holders.add(m.host().name());
+        inventory.hosts().keySet().forEach(h -> {
+            if (named.contains(h)) {
+                holders.add(h);
             }
         });
         return java.util.Collections.unmodifiableSet(holders);
+    }
+
+    /**
+     * The hosts {@code clients} names that run no member of this cluster (a control plane beside an
+     * external etcd): they get client files only, and only their state is asked of them.
+     */
+    public List<io.etcdwright.engine.inventory.InventoryHost> clientOnlyHosts() {
+        java.util.Set<String> memberHosts = new java.util.HashSet<>();
+        members.forEach(m -> memberHosts.add(m.host().name()));
+        java.util.Set<String> named = new java.util.HashSet<>();
+        ClientKeys.CLIENTS.forEach(c -> named.addAll(clientHosts(c)));
+        return inventory.hosts().values().stream()
+                .filter(h -> named.contains(h.name()) && !memberHosts.contains(h.name())).toList();
     }
 }

@@ -89,20 +89,31 @@ class DesiredStateLoaderTest {
     }
 
     @Test
-    void clientTargetsMustBeMembersOfThisCluster() {
+    void clientTargetsMayBeHostsThatRunNoMemberAndGetClientFilesOnly() {
+        DesiredState state = load(INVENTORY, SPEC + """
+                members:
+                  group: etcd
+                clients:
+                  admin: {hosts: [h1]}
+                  kube-apiserver: {groups: [web]}
+                """);
+        assertEquals(List.of("h1"), List.copyOf(state.clientHosts(ClientKeys.ADMIN)));
+        assertEquals(List.of("w1"), List.copyOf(state.clientHosts(ClientKeys.KUBE_APISERVER)));
+        // w1 runs no member: it is asked for its client files only, and given nothing of etcd's.
+        assertEquals(List.of("w1"), state.clientOnlyHosts().stream().map(h -> h.name()).toList());
+    }
+
+    @Test
+    void clientTargetsMustBeInTheInventoryAndNamedOnce() {
         assertEquals(List.of(
-                "demo.yaml:8:19: error: clients.admin.hosts[0]: host 'w1' is not a member of this cluster (members: h1, h2,"
-                        + " h3): client keys go to member hosts only; copy them elsewhere from the workstation"
-                        + " (kube-apiserver-flags --workstation-paths)",
-                "demo.yaml:9:29: error: clients.kube-apiserver.groups[0]: group 'web' reaches w1, which is not a member of"
-                        + " this cluster (members: h1, h2, h3): client keys go to member hosts only; copy them elsewhere from"
-                        + " the workstation (kube-apiserver-flags --workstation-paths)",
+                "demo.yaml:8:23: error: clients.admin.hosts[1]: host 'w1' is listed twice (first as clients.admin.hosts[0])",
+                "demo.yaml:8:27: error: clients.admin.hosts[2]: host 'cp9' is not in hosts.yaml (hosts: h1, h2, h3, w1)",
                 "demo.yaml:9:34: error: clients.kube-apiserver.groups[1]: group 'masters' is not in hosts.yaml (groups: etcd, web)"),
                 problems(SPEC + """
                         members:
                           group: etcd
                         clients:
-                          admin: {hosts: [w1]}
+                          admin: {hosts: [w1, w1, cp9]}
                           kube-apiserver: {groups: [web, masters]}
                         """));
     }

@@ -48,6 +48,13 @@ import java.util.Set;
  */
 final class CaRotationPlanner {
     static final String TRUST_BOTH_CAUSE = "CA rotation 1/3: trusts the old and the new CA (etcd reads its CA files only at start)";
+    /** What the client files' steps on hosts that run no member say, phase by phase: the client reads its CA only at start. */
+    static final String CLIENT_TRUST_BOTH = "the client there (kube-apiserver) reads its CA file only at start: restart it"
+            + " before the next apply, so that it trusts members serving certificates of the new CA";
+    static final String CLIENT_REISSUE = "its new certificate is accepted by every member; restart the client there"
+            + " (kube-apiserver) before the next apply, which makes members refuse the old CA";
+    static final String CLIENT_DROP_OLD = "every member serves certificates of the new CA; the client there"
+            + " (kube-apiserver) reads its CA file only at start: restart it";
     static final String DROP_OLD_CAUSE = "CA rotation 3/3: trusts the new CA alone (etcd reads its CA files only at start)";
 
     private final ConvergePlanner.Inputs in;
@@ -55,9 +62,12 @@ final class CaRotationPlanner {
     private final ConvergePlanner.Context context;
     private final CaRotationFiles files;
     private final List<Step> steps;
+    private final ClientHostSteps clientHosts;
 
-    CaRotationPlanner(ConvergePlanner.Inputs in, CaRotation rotation, ConvergePlanner.Context context, List<Step> steps) {
+    CaRotationPlanner(ConvergePlanner.Inputs in, CaRotation rotation, ConvergePlanner.Context context, List<Step> steps,
+                      ClientHostSteps clientHosts) {
         this.in = in;
+        this.clientHosts = clientHosts;
         this.rotation = rotation;
         this.context = context;
         this.files = in.pki().rotation();
@@ -150,6 +160,10 @@ final class CaRotationPlanner {
     List<Step> steps(List<Step> first) {
         switch (rotation.phase()) {
             case TRUST_BOTH -> {
+                // Hosts that hold client files get the bundle beside the members: a client restarted with it
+                // reaches members of either CA.
+                clientHosts.deliver(first, files.bundle(), "CA rotation 1/3: trust the old and the new CA: client files",
+                        CLIENT_TRUST_BOTH, (roles, hostFiles) -> List.of());
                 List<Step> rolled = roll(first, "ca-trust-both", "restart-trust-both", files.bundle(), TRUST_BOTH_CAUSE,
                         "CA rotation 1/3: trust the old and the new CA",
                         rotation.newCa().isEmpty() ? hostNames() : rotation.hostsNotTrustingExactly(rotation.bundle()));
@@ -160,6 +174,9 @@ final class CaRotationPlanner {
             }
             default -> {
                 Step reissued = reissued(first);
+                // Every member serves the new CA's certificates now: the clients there may trust it alone.
+                clientHosts.deliver(List.of(reissued), in.pki().caCertFile(), "CA rotation 3/3: trust the new CA alone: client files",
+                        CLIENT_DROP_OLD, (roles, hostFiles) -> List.of());
                 List<String> dropping = rotation.hostsNotTrustingExactly(rotation.newCa().map(List::of).orElse(List.of()));
                 List<Step> last = roll(List.of(reissued), "ca-drop-old", "restart-new-ca-only", in.pki().caCertFile(),
                         DROP_OLD_CAUSE, "CA rotation 3/3: trust the new CA alone", dropping);
@@ -180,7 +197,7 @@ final class CaRotationPlanner {
     /** What the operator must know of this apply's phase, and do before the next one. */
     List<String> warnings() {
         String bundle = files.bundle().toString();
-        return switch (rotation.phase()) {
+        List<String> phase = switch (rotation.phase()) {
             case TRUST_BOTH -> List.of("CA rotation phase 1/3: members restart to trust the old and the new CA. Before the next"
                     + " apply (phase 2, members then serve certificates of the new CA) point every client at the bundle " + bundle
                     + " ('etcdwright client-env' and 'kube-apiserver-flags' print it; restart kube-apiserver with it).");
@@ -190,6 +207,19 @@ final class CaRotationPlanner {
             case DROP_OLD -> List.of("CA rotation phase 3/3: members restart to trust the new CA alone; clients of the old CA"
                     + " are refused from now on.");
         };
+        List<String> clientOnly = in.desired().clientOnlyHosts().stream().map(h -> h.name()).toList();
+        if (clientOnly.isEmpty()) {
+            return phase;
+        }
+        List<String> all = new ArrayList<>(phase);
+        all.add("CA rotation: " + String.join(", ", clientOnly) + " run" + (clientOnly.size() == 1 ? "s" : "")
+                + " no member but hold client files; this apply gives " + (clientOnly.size() == 1 ? "it" : "them")
+                + switch (rotation.phase()) {
+                    case TRUST_BOTH -> " the bundle as ca.crt";
+                    case REISSUE -> " their client certificates from the new CA";
+                    case DROP_OLD -> " the new CA alone as ca.crt";
+                } + ": the client there (kube-apiserver) reads its CA file only at start, restart it after this apply.");
+        return all;
     }
 
     /** Phase 1 proved on every member: each accepts a client of the new CA. */
@@ -237,6 +267,14 @@ final class CaRotationPlanner {
                     return changed ? Outcome.CHANGED : Outcome.OK;
                 }));
         List<Step> last = List.of(clients);
+        // The client pairs just issued go to the hosts that hold them without running a member, with the bundle.
+        clientHosts.deliver(List.of(clients), files.bundle(), "CA rotation 2/3: client certificates from the new CA",
+                CLIENT_REISSUE, (roles, hostFiles) -> roles.stream()
+                        .filter(role -> rotation.newCa().isEmpty() || !hostFiles.containsKey(HostCertificates.certPath(role))
+                                || hostFiles.get(HostCertificates.certPath(role)).content()
+                                .map(pem -> !CaRotation.issuedBy(pem, HostCertificates.certPath(role), rotation.newCa().get()))
+                                .orElse(true))
+                        .map(role -> role + ".crt issued by the old CA").toList());
         for (Member m : in.desired().members()) {
             String host = m.host().name();
             CaRotation.HostState state = rotation.hosts().get(host);

@@ -27,6 +27,7 @@ import io.etcdwright.modules.MemberModule;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.pki.ClientHostFacts;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.PkiSteps;
 import io.etcdwright.modules.restore.MinorDowngradePlanner;
@@ -87,10 +88,25 @@ public final class ConvergePlanner {
                          Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
                          Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
                          Timeouts timeouts, java.time.Instant now, VersionOptions versions,
-                         Optional<String> newClusterToken) {
+                         Optional<String> newClusterToken, ClientHostFacts clientHosts) {
         public Inputs {
             facts = Map.copyOf(facts);
             unreachable = Map.copyOf(unreachable);
+            java.util.Objects.requireNonNull(clientHosts, "clientHosts");
+        }
+
+        public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                      Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
+                      Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
+                      Timeouts timeouts, java.time.Instant now, VersionOptions versions, Optional<String> newClusterToken) {
+            this(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts, now,
+                    versions, newClusterToken, ClientHostFacts.NONE);
+        }
+
+        /** The same, with the client files of the hosts that hold clients without running a member. */
+        public Inputs withClientHosts(ClientHostFacts clients) {
+            return new Inputs(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
+                    now, versions, newClusterToken, clients);
         }
 
         public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
@@ -108,7 +124,7 @@ public final class ConvergePlanner {
          */
         public Inputs withNewClusterToken(Optional<String> token) {
             return new Inputs(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
-                    now, versions, token);
+                    now, versions, token, clientHosts);
         }
 
         public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
@@ -121,7 +137,7 @@ public final class ConvergePlanner {
 
         Inputs withDesired(DesiredState other) {
             return new Inputs(other, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
-                    now, versions, newClusterToken);
+                    now, versions, newClusterToken, clientHosts);
         }
 
         /** Planned now. */
@@ -182,6 +198,11 @@ public final class ConvergePlanner {
     }
 
     public static Plan plan(Inputs in) {
+        Optional<Refusal> lowered = loweredCaGeneration(in);
+        if (lowered.isPresent()) {
+            return Plan.refused(in.desired().spec().name(), List.of(lowered.get()),
+                    in.desired().warnings().stream().map(Object::toString).toList());
+        }
         Map<String, Version> held = VersionSteps.held(in);
         VersionChange version = VersionSteps.change(in, held);
         // A restore an interrupted apply left in flight is finished, and a minor downgrade with the
@@ -199,6 +220,26 @@ public final class ConvergePlanner {
         Optional<String> installs = version.installs().map(Version::toString)
                 .filter(v -> !v.equals(in.desired().spec().etcd().version()));
         return new ConvergePlanner(installs.map(v -> in.withDesired(in.desired().withEtcdVersion(v))).orElse(in), held, version).plan();
+    }
+
+    /**
+     * tls.pki.caGeneration below the generation the workstation's CA is at: refused, never ignored
+     * (an operator who lowered it expects something to happen, and nothing safe can).
+     */
+    static Optional<Refusal> loweredCaGeneration(Inputs in) {
+        ClusterPki pki = in.pki();
+        if (!pki.generationLowered()) {
+            return Optional.empty();
+        }
+        int asked = pki.settings().caGeneration();
+        int held = pki.caGeneration();
+        Path previous = pki.settings().dir().resolve("previous-ca").resolve("generation-" + asked);
+        return Optional.of(new Refusal("ca-generation-lowered", "cluster " + in.desired().spec().name(),
+                "tls.pki.caGeneration is " + asked + ", but the workstation's CA (" + pki.caCertFile() + ") is generation "
+                        + held + ", which stays in effect: a CA generation cannot go back",
+                "set tls.pki.caGeneration: " + held + " again (raise it above " + held + " to rotate to a new CA); to return to"
+                        + " an older CA, drop caGeneration and name that CA in tls.pki.ca (cert: " + previous.resolve("ca.crt")
+                        + ", key: " + previous.resolve("ca.key") + "): the next applies rotate to it without downtime"));
     }
 
     private Plan plan() {
@@ -235,8 +276,15 @@ public final class ConvergePlanner {
         warnings.addAll(version.warnings());
         Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::joiners).orElse(Map.of());
 
-        Optional<CaRotationPlanner> rotating = rotation.map(r -> new CaRotationPlanner(in, r, context, steps));
+        ClientHostSteps clientHosts = new ClientHostSteps(in.desired(), in.pki(), in.clientHosts(), steps);
+        warnings.addAll(clientHosts.warnings());
+        Optional<CaRotationPlanner> rotating = rotation.map(r -> new CaRotationPlanner(in, r, context, steps, clientHosts));
         List<Step> pki = rotating.map(CaRotationPlanner::workstationSteps).orElseGet(this::workstationPki);
+        if (rotating.isEmpty()) {
+            // Hosts that run no member get their client files beside the members' certificates; nothing waits for them.
+            clientHosts.deliver(pki);
+        }
+        clientHosts.remove(pki);
         // A write fence an interrupted downgrade left raised is lifted before anything else: members report it as an alarm.
         List<Step> gate = new ArrayList<>(WriteFence.leftover(in.cluster(), context.access(), context.clientUrls(),
                 in.timeouts().ready()).stream().toList());

@@ -73,7 +73,7 @@ public final class HostPreparation {
      * As above; with {@code caRotating} the certificates and the CA file are left to the rotation's
      * own phases ({@link CaRotationPlanner}), and a CA file newer than etcd is not a restart cause here.
      */
-    static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+    public static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                                       ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
                                       Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
                                       List<Step> steps, boolean caRotating) {

@@ -95,10 +95,23 @@ public final class CertificateReport {
      * missing; client certificates only when the host holds them (a host need not).
      */
     public static List<Entry> host(String hostName, ClusterPki pki, ClusterPki.MemberIdentity member, HostFiles files) {
+        return host(hostName, pki, member, files, HostCertificates.KEYED);
+    }
+
+    /**
+     * A host that holds client files without running a member: its CA file (listed missing when
+     * absent) and the client pairs it holds; it has no server, peer or healthcheck certificate.
+     */
+    public static List<Entry> clientHost(String hostName, ClusterPki pki, HostFiles files) {
+        return host(hostName, pki, new ClusterPki.MemberIdentity(hostName, hostName, ""), files, HostCertificates.CLIENTS);
+    }
+
+    private static List<Entry> host(String hostName, ClusterPki pki, ClusterPki.MemberIdentity member, HostFiles files,
+                                    List<String> keyed) {
         List<Entry> entries = new ArrayList<>();
         List<String> roles = new ArrayList<>();
         roles.add(HostCertificates.CA);
-        roles.addAll(HostCertificates.KEYED);
+        roles.addAll(keyed);
         for (String role : roles) {
             String certPath = HostCertificates.certPath(role);
             FileState cert = files.certificates().getOrDefault(certPath, FileState.missing(certPath));

@@ -134,6 +134,15 @@ public final class ClusterPki {
     }
 
     /**
+     * The spec asks for an older generated CA than the workstation holds: a generation never goes
+     * back (the older CA's key is kept in previous-ca/, but going back to it is a rotation like any
+     * other, asked for by naming it in tls.pki.ca), so the plan refuses instead of ignoring it.
+     */
+    public boolean generationLowered() {
+        return !bringsOwnCa() && caExists() && settings.caGeneration() < caGeneration();
+    }
+
+    /**
      * Moves the current generated CA to previous-ca/generation-N (kept on the workstation, as every
      * CA key) and generates the spec's generation. Idempotent: with nothing pending it does nothing.
      */
@@ -153,6 +162,11 @@ public final class ClusterPki {
         ca = generateCa();
         caCertificate = null;
         return true;
+    }
+
+    /** The hosts outside the members this workstation gave client files to. */
+    public ClientHostsRecord clientHosts() {
+        return new ClientHostsRecord(settings.dir());
     }
 
     /** The files of a CA rotation under way, in this PKI directory. */

@@ -177,7 +177,7 @@ public final class PkiSteps {
         return changed ? Outcome.CHANGED : Outcome.OK;
     }
 
-    private static boolean land(HostSession session, Placement p, FileState have, byte[] content) {
+    static boolean land(HostSession session, Placement p, FileState have, byte[] content) {
         if (have.hasContent(content) && have.hasAttributes(p.mode(), p.owner(), p.group())) {
             return false;
         }
@@ -193,6 +193,29 @@ public final class PkiSteps {
      * which a handshake could read a certificate and a key that do not match is two rename calls,
      * not a round trip. Such a handshake fails and its client connects again.
      */
+    /**
+     * As {@link #apply(HostSession, ClusterPki, ClusterPki.MemberIdentity, Set, Map, Path)}, but a
+     * pair the workstation holds is sent as it is, whichever CA issued it: only a missing one is
+     * issued. What a restore in the middle of a CA rotation gives its members (with {@code caFile}
+     * the bundle of the old and the new CA), so clients of either CA keep working and the next apply
+     * carries the rotation on from where it stands.
+     */
+    public static Outcome applyAsHeld(HostSession session, ClusterPki pki, ClusterPki.MemberIdentity member,
+                                      Set<String> clientRoles, Map<String, FileState> hostFiles, Path caFile) {
+        boolean changed = false;
+        for (String role : HostCertificates.MEMBER_KEYED) {
+            ClusterPki.LocalPair pair = pki.memberPair(member, role);
+            if (!Files.exists(pair.cert()) || !Files.exists(pair.key())) {
+                changed |= pki.ensure(pair, pki.memberRequest(member, role));
+            }
+        }
+        for (Placement p : placements(pki, member, clientRoles, caFile)) {
+            FileState have = hostFiles.getOrDefault(p.remotePath(), FileState.missing(p.remotePath()));
+            changed |= land(session, p, have, read(p.local()));
+        }
+        return changed ? Outcome.CHANGED : Outcome.OK;
+    }
+
     private static boolean landPair(HostSession session, Placement cert, byte[] certContent, Placement key, byte[] keyContent) {
         session.sync(keyContent, new RemoteFile(key.remotePath() + STAGED, key.mode(), key.owner(), key.group()));
         session.sync(certContent, new RemoteFile(cert.remotePath() + STAGED, cert.mode(), cert.owner(), cert.group()));
@@ -259,7 +282,7 @@ public final class PkiSteps {
         return paths;
     }
 
-    private static byte[] read(Path file) {
+    static byte[] read(Path file) {
         try {
             return Files.readAllBytes(file);
         } catch (IOException e) {

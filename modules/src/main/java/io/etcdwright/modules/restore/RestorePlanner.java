@@ -10,6 +10,7 @@ import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
+import io.etcdwright.modules.cluster.CaRotation;
 import io.etcdwright.modules.cluster.ClusterConditions;
 import io.etcdwright.modules.cluster.ConvergePlanner;
 import io.etcdwright.modules.cluster.Endpoints;
@@ -123,12 +124,24 @@ public final class RestorePlanner {
     private final String name;
     private final List<Step> steps = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
+    /**
+     * A CA rotation under way whose new CA exists: the restored members come back trusting the
+     * bundle of the old and the new CA. (One whose new generation is still to be made has not
+     * touched a host yet: the restore uses the CA the members trust, the next apply starts it.)
+     */
+    private final Optional<CaRotation> rotation;
+    /** How the workstation asks the restored members: the bundle as CA while a rotation runs. */
+    private final Health.Access access;
 
     private RestorePlanner(Inputs in) {
         this.in = in;
         this.members = in.desired().members();
         this.name = in.desired().spec().name();
         in.desired().warnings().forEach(w -> warnings.add(w.toString()));
+        this.rotation = CaRotation.of(in.pki(), in.desired(), in.facts()).filter(r -> r.newCa().isPresent());
+        ClusterPki.LocalPair admin = in.pki().clientPair(io.etcdwright.modules.pki.HostCertificates.ADMIN);
+        this.access = rotation.isPresent() ? new Health.Access(in.pki().rotation().bundle(), admin.cert(), admin.key())
+                : Endpoints.healthAccess(in.pki());
     }
 
     public static Plan plan(Inputs in) {
@@ -152,17 +165,20 @@ public final class RestorePlanner {
         sayWhatToExpect(tool, token);
         warnings.addAll(1, prelude.warnings());
 
-        List<Step> pki = PkiSteps.workstation(in.pki());
+        List<Step> pki = rotation.map(this::rotationRecord).orElseGet(() -> PkiSteps.workstation(in.pki()));
         steps.addAll(pki);
         List<Step> gate = prelude.gate(pki);
         steps.addAll(gate);
+        List<io.etcdwright.modules.MemberModule> certificates = rotation.<List<io.etcdwright.modules.MemberModule>>map(r ->
+                List.of(new RotationCertificatesModule(in.pki(), in.desired(), in.pki().rotation().bundle(), pki))).orElse(List.of());
         List<EtcdConfigFile.Peer> everyone = members.stream().map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
         // The config carries the restore's token and the whole membership as a new cluster would:
         // etcd reads them only when it starts without data, so they describe the restored cluster
         // truthfully and the next apply keeps the token. The backup schedule is left to that apply:
         // a restore changes what etcd serves, not how the members take backups.
         Map<String, HostPreparation.Prepared> prepared = HostPreparation.plan(in.desired(), in.layout(), in.facts(),
-                in.pki(), in.releases(), pki, gate, m -> new MemberContext.Bootstrap(everyone, false, token), List.of(), steps);
+                in.pki(), in.releases(), pki, gate, m -> new MemberContext.Bootstrap(everyone, false, token), certificates, steps,
+                rotation.isPresent());
         List<Step> hostsReady = new ArrayList<>(gate);
         prepared.values().forEach(p -> hostsReady.addAll(p.done()));
         Optional<Step> snapshot = prelude.snapshot(concat(hostsReady, pki));
@@ -174,6 +190,25 @@ public final class RestorePlanner {
         Step healthy = startAll(restores);
         prove(tool, version, staged.get(0), healthy);
         return new Plan(name, steps, List.of(), warnings);
+    }
+
+    /**
+     * The workstation's record of the rotation (its old CAs and the bundle), written before any
+     * host gets the bundle: the restored members trust it, and the health checks use it. The
+     * client certificates are left as they are: the rotation's phase 2 issues them, keeping the old
+     * admin aside for its last proof.
+     */
+    private List<Step> rotationRecord(CaRotation r) {
+        var files = in.pki().rotation();
+        java.security.cert.X509Certificate fresh = r.newCa().orElseThrow();
+        warnings.add("CA rotation under way (phase " + r.phase().description() + "): the restored members trust the old and"
+                + " the new CA (" + files.bundle() + ") and keep the certificates the workstation holds for them, so clients"
+                + " of either CA keep working; the next apply carries the rotation on from where the members then stand");
+        return List.of(Step.cluster("pki", "ca-rotation").kind(ChangeKind.ACTION)
+                .summary("CA rotation: record the old CA" + (r.oldCas().size() == 1 ? "" : "s") + " and write the bundle "
+                        + files.bundle())
+                .reason("the restored members trust the old and the new CA while the rotation runs")
+                .does(ctx -> files.begin(r.oldCas(), fresh) ? Outcome.CHANGED : Outcome.OK));
     }
 
     private List<Refusal> refusals(Version version) {
@@ -340,7 +375,6 @@ public final class RestorePlanner {
             steps.add(step);
             starts.add(step);
         }
-        Health.Access access = Endpoints.healthAccess(in.pki());
         List<String> clientUrls = Endpoints.clientUrls(members, in.layout());
         Step unfence = Step.cluster("restore", "restore/lift-write-fence").kind(ChangeKind.ACTION)
                 .summary("lift etcdwright's write fence if the snapshot carries it")
@@ -359,7 +393,6 @@ public final class RestorePlanner {
     }
 
     private void prove(RestoreTool tool, Version version, Step firstStage, Step healthy) {
-        Health.Access access = Endpoints.healthAccess(in.pki());
         List<String> clientUrls = Endpoints.clientUrls(members, in.layout());
         Map<String, String> hosts = new LinkedHashMap<>();
         members.forEach(m -> hosts.put(m.host().name(), m.name()));

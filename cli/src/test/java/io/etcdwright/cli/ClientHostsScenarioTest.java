@@ -1,0 +1,156 @@
+package io.etcdwright.cli;
+
+import io.etcdwright.cli.PlannerScenarios.Pki;
+import io.etcdwright.cli.PlannerScenarios.Scenario;
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.modules.pki.ClientHostFacts;
+import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.pki.HostCertificates;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Client keys on a host that runs no member (a control plane beside an external etcd), planned from
+ * the recorded converged cluster (members h1..h3) with h4 of the same inventory named for
+ * kube-apiserver: what h4 gets, when it gets nothing, what goes once it is no longer named, a
+ * recorded host gone from the inventory, and one that does not answer.
+ */
+class ClientHostsScenarioTest {
+    private static final String CA = HostCertificates.certPath(HostCertificates.CA);
+    private static final String CERT = HostCertificates.certPath(HostCertificates.APISERVER);
+    private static final String KEY = HostCertificates.keyPath(HostCertificates.APISERVER);
+
+    @TempDir
+    Path home;
+
+    PlannerScenarios scenarios;
+    Path pkiDir;
+    ClusterPki pki;
+    Scenario named;
+    Scenario unnamed;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        scenarios = new PlannerScenarios(home);
+        String three = Files.readString(PlannerScenarios.DIR.resolve("three.yaml"));
+        Files.writeString(home.resolve("named.yaml"), three + "clients:\n  kube-apiserver: {hosts: [h4]}\n");
+        named = new Scenario("converged", home.resolve("named").toString());
+        unnamed = new Scenario("converged", "three");
+        pkiDir = scenarios.pki(Pki.PKI_35);
+        pki = Pkis.of(DesiredStateLoader.load(PlannerScenarios.DIR.resolve("inventory.yaml"), home.resolve("named.yaml")),
+                pkiDir, PlannerScenarios.clockOf(named));
+    }
+
+    private Plan plan(Scenario s, ClientHostFacts clients) {
+        return scenarios.plan(s, pkiDir, hosts -> hosts, clients);
+    }
+
+    private static ClientHostFacts h4(Map<String, FileState> files) {
+        return new ClientHostFacts(Map.of("h4", files), Map.of());
+    }
+
+    /** h4 holding exactly the workstation's CA and kube-apiserver pair, as etcdwright lands them (root, key 0600). */
+    private Map<String, FileState> landed() throws IOException {
+        Map<String, FileState> files = new LinkedHashMap<>();
+        files.put(CA, file(CA, pki.caCertFile(), "644", true));
+        files.put(CERT, file(CERT, pki.clientPair(HostCertificates.APISERVER).cert(), "644", true));
+        files.put(KEY, file(KEY, pki.clientPair(HostCertificates.APISERVER).key(), "600", false));
+        return files;
+    }
+
+    static FileState file(String path, Path local, String mode, boolean readable) throws IOException {
+        byte[] bytes = Files.readAllBytes(local);
+        return new FileState(path, true, HostSession.sha256(bytes), mode, "root", "root", 1,
+                readable ? Optional.of(new String(bytes, StandardCharsets.UTF_8)) : Optional.empty());
+    }
+
+    private static Step step(Plan plan, String id) {
+        return plan.steps().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow(() -> new AssertionError(id));
+    }
+
+    @Test
+    void aNamedHostThatRunsNoMemberGetsTheClientPairAndTheCaAndNothingElse() {
+        Plan plan = plan(named, h4(Map.of()));
+        assertEquals(List.of("h4/client-files"), PlannerScenarios.shape(plan), "h4's files only, nothing of etcd's, no restart");
+        Step step = step(plan, "h4/client-files");
+        assertEquals("client certificates for h4 (kube-apiserver-etcd-client; runs no member)", step.summary());
+        assertTrue(step.reason().startsWith("ca.crt missing on host; kube-apiserver-etcd-client.crt missing on host;"
+                + " kube-apiserver-etcd-client.key missing on host"), step.reason());
+        assertTrue(step.reason().contains("reads its CA file only at start"), step.reason());
+        assertTrue(plan.refusals().isEmpty() && plan.warnings().isEmpty(), plan.warnings().toString());
+        assertEquals(List.of(), pki.clientHosts().hosts(), "planning records nothing");
+    }
+
+    @Test
+    void aHostHoldingExactlyItsFilesPlansNothingAndAWrongModeIsFixed() throws IOException {
+        assertEquals(List.of(), PlannerScenarios.shape(plan(named, h4(landed()))));
+        Map<String, FileState> open = new LinkedHashMap<>(landed());
+        FileState key = open.get(KEY);
+        open.put(KEY, new FileState(KEY, true, key.sha256(), "644", "root", "root", 1, Optional.empty()));
+        Plan plan = plan(named, h4(open));
+        assertEquals(List.of("h4/client-files"), PlannerScenarios.shape(plan));
+        assertTrue(step(plan, "h4/client-files").reason().startsWith("kube-apiserver-etcd-client.key mode/owner 644 root:root"),
+                step(plan, "h4/client-files").reason());
+    }
+
+    @Test
+    void aHostNoLongerNamedHasItsFilesRemovedOnlyThose() throws IOException {
+        pki.clientHosts().add("h4");
+        Plan plan = plan(unnamed, h4(landed()));
+        assertEquals(List.of("h4/client-keys"), PlannerScenarios.shape(plan));
+        Step step = step(plan, "h4/client-keys");
+        assertEquals("remove " + KEY + ", " + CERT + ", " + CA, step.summary());
+        assertTrue(step.reason().startsWith("clients does not name h4 any more and it runs no member"), step.reason());
+        assertEquals(List.of("h4"), pki.clientHosts().hosts(), "struck off only by the apply, once the files are gone");
+        // Once gone (and struck off), nothing is left to do; a host never given files is not asked at all.
+        assertEquals(List.of("h4/client-keys"), PlannerScenarios.shape(plan(unnamed, h4(Map.of()))),
+                "a host recorded but holding nothing is struck off by a step of its own");
+        pki.clientHosts().remove("h4");
+        assertEquals(List.of(), PlannerScenarios.shape(plan(unnamed, ClientHostFacts.NONE)));
+    }
+
+    @Test
+    void aRecordedHostGoneFromTheInventoryIsNamedInANote() {
+        pki.clientHosts().add("cp9");
+        Plan plan = plan(unnamed, ClientHostFacts.NONE);
+        assertEquals(List.of("cluster/client-hosts-gone"), PlannerScenarios.shape(plan));
+        Step step = step(plan, "cluster/client-hosts-gone");
+        assertEquals("forget client host cp9 (no longer in the inventory)", step.summary());
+        assertTrue(step.reason().contains("rm -f -- " + CA), step.reason());
+    }
+
+    @Test
+    void aNamedHostThatDoesNotAnswerIsWarnedAboutAndTheRestIsPlanned() {
+        Plan plan = plan(named, new ClientHostFacts(Map.of(), Map.of("h4", "connection timed out")));
+        assertEquals(List.of(), PlannerScenarios.shape(plan));
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.startsWith("client host h4 could not be reached (connection timed out)")),
+                plan.warnings().toString());
+    }
+
+    @Test
+    void aRenewedClientCertificateGoesToTheHostInTheSameApply() throws IOException {
+        // The recording's clock moved to near the client certificate's expiry: issued again, then sent to h4.
+        Map<String, FileState> files = landed();
+        Plan plan = scenarios.plan(named.after(java.time.Duration.ofDays(340)), pkiDir, hosts -> hosts, h4(files));
+        Step step = step(plan, "h4/client-files");
+        assertTrue(step.after().contains("cluster/clients"), step.after().toString());
+        assertTrue(step.reason().contains("kube-apiserver-etcd-client: "), step.reason());
+    }
+}
