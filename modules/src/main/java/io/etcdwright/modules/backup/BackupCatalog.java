@@ -104,7 +104,7 @@ public final class BackupCatalog {
 
     public Meta readMeta(BackupName backup) throws IOException {
         String key = BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE);
-        EtcdManagerMeta etcdManager = EtcdManagerMeta.parse(store.describe() + key, read(key));
+        EtcdManagerMeta etcdManager = EtcdManagerMeta.parse(store.describe(key), read(key));
         Optional<EtcdwrightBackupMeta> ours;
         try {
             ours = Optional.of(readOurs(backup));
@@ -116,7 +116,7 @@ public final class BackupCatalog {
 
     private EtcdwrightBackupMeta readOurs(BackupName backup) throws IOException {
         String key = BackupLayout.key(backup, BackupLayout.ETCDWRIGHT_META_FILE);
-        return EtcdwrightBackupMeta.parse(store.describe() + key, read(key));
+        return EtcdwrightBackupMeta.parse(store.describe(key), read(key));
     }
 
     private byte[] read(String key) throws IOException {
@@ -214,7 +214,7 @@ public final class BackupCatalog {
 
     public Optional<EtcdClusterSpec> readClusterSpec() throws IOException {
         try {
-            return Optional.of(EtcdClusterSpec.parse(store.describe() + BackupLayout.CLUSTER_SPEC, read(BackupLayout.CLUSTER_SPEC)));
+            return Optional.of(EtcdClusterSpec.parse(store.describe(BackupLayout.CLUSTER_SPEC), read(BackupLayout.CLUSTER_SPEC)));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -226,7 +226,7 @@ public final class BackupCatalog {
 
     public Optional<ClusterCreatedMarker> clusterCreated() throws IOException {
         try {
-            return Optional.of(ClusterCreatedMarker.parse(store.describe() + BackupLayout.CLUSTER_CREATED, read(BackupLayout.CLUSTER_CREATED)));
+            return Optional.of(ClusterCreatedMarker.parse(store.describe(BackupLayout.CLUSTER_CREATED), read(BackupLayout.CLUSTER_CREATED)));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
