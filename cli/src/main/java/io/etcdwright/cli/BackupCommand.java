@@ -71,7 +71,7 @@ final class BackupCommand implements Callable<Integer> {
         Path snapshot = work.resolve("snapshot-" + ProcessHandle.current().pid() + ".db");
         TlsMaterial tls = access.tls();
         try (SnapshotMember source = SnapshotMember.find(Endpoints.clientUrls(desired.members(), Layouts.of(desired)), tls, timeout);
-             Store opened = BackupStores.open(target, desired, options.connection)) {
+             Store opened = open(target, desired)) {
             if (!source.leader()) {
                 err.println("warning: no leader answered; taking the snapshot from " + source.name()
                         + ", which may lag the newest writes");
@@ -94,9 +94,18 @@ final class BackupCommand implements Callable<Integer> {
                     progress.done();
                 }
                 Duration download = Duration.ofNanos(System.nanoTime() - started);
-                BackupWriter.Written written = BackupWriter.store(new BackupCatalog(opened), snapshot, saved.sha256(), object,
-                        download, new BackupWriter.Source(cluster, source.version().isEmpty() ? desired.spec().etcd().version()
-                                : source.version(), source.memberCount(), source.name(), recipients), takenAt);
+                BackupWriter.Written written;
+                try {
+                    written = BackupWriter.store(new BackupCatalog(opened), snapshot, saved.sha256(), object,
+                            download, new BackupWriter.Source(cluster, source.version().isEmpty() ? desired.spec().etcd().version()
+                                    : source.version(), source.memberCount(), source.name(), recipients), takenAt);
+                } catch (IOException | RuntimeException e) {
+                    // The snapshot was good; the store failed it. Say which store, and that nothing counts.
+                    String why = String.valueOf(e.getMessage());
+                    throw new IOException("no backup was stored in store '" + target.name() + "' (" + opened.describe() + "): "
+                            + why + (why.endsWith("?") || why.endsWith(".") ? " " : ". ")
+                            + "Run 'etcdwright backup' again once the store answers.", e);
+                }
                 Duration took = Duration.ofNanos(System.nanoTime() - started);
                 report(written, source.name(), took, out);
                 if (output == OutputFormat.text) {
@@ -110,6 +119,17 @@ final class BackupCommand implements Callable<Integer> {
             }
         } finally {
             Files.deleteIfExists(snapshot);
+        }
+    }
+
+    /** The store, opened before any snapshot is taken: an SFTP host that does not answer stops the backup at once. */
+    private Store open(BackupStore target, DesiredState desired) throws IOException {
+        try {
+            return BackupStores.open(target, desired, options.connection);
+        } catch (BackupStores.UsageProblem e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new IOException("cannot open store '" + target.name() + "': " + e.getMessage() + "; no snapshot was taken", e);
         }
     }
 

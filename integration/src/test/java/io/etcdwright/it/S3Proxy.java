@@ -42,7 +42,7 @@ final class S3Proxy implements AutoCloseable {
     static final String BUCKET = "etcdwright-it";
 
     private final Path dir;
-    private final Process process;
+    private volatile Process process;
     private final URI endpoint;
     private final String accessKey;
     private final String secretKey;
@@ -144,6 +144,31 @@ final class S3Proxy implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new AssertionError("S3Proxy did not answer at " + endpoint + " within 60 s; its log:\n" + tail(Files.readString(log)));
+    }
+
+    /** SIGKILLs the server, as a crash would: its objects, port and credentials stay for {@link #restart()}. */
+    synchronized void kill() {
+        Process p = process;
+        Stream.concat(p.toHandle().descendants(), Stream.of(p.toHandle())).forEach(ProcessHandle::destroyForcibly);
+        try {
+            p.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while killing S3Proxy", e);
+        }
+    }
+
+    /** Starts the server again after {@link #kill()}: same objects, port and credentials; waits until it answers. */
+    synchronized void restart() throws IOException, InterruptedException {
+        if (process.isAlive()) {
+            throw new IllegalStateException("S3Proxy still runs: kill() it first");
+        }
+        Path log = dir.resolve("s3proxy.log");
+        process = new ProcessBuilder(javaBinary(), "-Xmx256m", "-jar", JAR.toString(), "--properties",
+                dir.resolve("s3proxy.properties").toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Files.writeString(dir.resolve("pid"), Long.toString(process.pid()));
+        awaitAnswer(log);
     }
 
     /** A client with this server's credentials, for setting up and inspecting from tests. */

@@ -104,7 +104,7 @@ public final class BackupCatalog {
 
     public Meta readMeta(BackupName backup) throws IOException {
         String key = BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE);
-        EtcdManagerMeta etcdManager = EtcdManagerMeta.parse(store.describe() + key, read(key));
+        EtcdManagerMeta etcdManager = EtcdManagerMeta.parse(store.describe(key), read(key));
         Optional<EtcdwrightBackupMeta> ours;
         try {
             ours = Optional.of(readOurs(backup));
@@ -116,7 +116,7 @@ public final class BackupCatalog {
 
     private EtcdwrightBackupMeta readOurs(BackupName backup) throws IOException {
         String key = BackupLayout.key(backup, BackupLayout.ETCDWRIGHT_META_FILE);
-        return EtcdwrightBackupMeta.parse(store.describe() + key, read(key));
+        return EtcdwrightBackupMeta.parse(store.describe(key), read(key));
     }
 
     private byte[] read(String key) throws IOException {
@@ -127,13 +127,55 @@ public final class BackupCatalog {
 
     /**
      * Adds a backup: the data file, then our meta, then etcd-manager's meta, which makes it
-     * complete. A failure on the way leaves an incomplete backup that {@link #list()} reports.
+     * complete. A failure on the way removes what was written (as the members' scheduled runs
+     * do), so a failed backup leaves nothing for an operator to wonder about; when the store
+     * refuses that too (it went down), the error says which incomplete backup is left and how it
+     * goes, and {@link #list()} reports it as incomplete, never as a backup.
      */
     public void add(BackupName backup, Path dataFile, EtcdManagerMeta etcdManager, EtcdwrightBackupMeta ours) throws IOException {
         String data = ours.encrypted() ? BackupLayout.ENCRYPTED_DATA_FILE : BackupLayout.DATA_FILE;
-        store.put(BackupLayout.key(backup, data), dataFile);
-        store.put(BackupLayout.key(backup, BackupLayout.ETCDWRIGHT_META_FILE), ours.toBytes());
-        store.put(BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE), etcdManager.toBytes());
+        // Each key is noted before its write: a write that failed may still have landed (the answer
+        // was lost), so it is removed too, and first: etcd-manager's meta before anything else.
+        List<String> written = new ArrayList<>();
+        try {
+            written.add(BackupLayout.key(backup, data));
+            store.put(BackupLayout.key(backup, data), dataFile);
+            written.add(BackupLayout.key(backup, BackupLayout.ETCDWRIGHT_META_FILE));
+            store.put(BackupLayout.key(backup, BackupLayout.ETCDWRIGHT_META_FILE), ours.toBytes());
+            written.add(BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE));
+            store.put(BackupLayout.key(backup, BackupLayout.ETCD_MANAGER_META_FILE), etcdManager.toBytes());
+        } catch (IOException e) {
+            throw removeWritten(backup, written, e).orElse(e);
+        } catch (RuntimeException e) {
+            Optional<IOException> left = removeWritten(backup, written, e);
+            if (left.isPresent()) {
+                throw left.get();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Removes a failed backup's objects (and the one whose write failed), newest first. Empty when
+     * the store took every delete; otherwise the error to throw instead, saying which incomplete
+     * backup may be left and how it goes.
+     */
+    private Optional<IOException> removeWritten(BackupName backup, List<String> written, Exception failure) {
+        List<String> left = new ArrayList<>();
+        for (int i = written.size() - 1; i >= 0; i--) {
+            try {
+                store.delete(written.get(i));
+            } catch (IOException | RuntimeException e) {
+                left.add(written.get(i));
+                failure.addSuppressed(e);
+            }
+        }
+        if (left.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new IOException(failure.getMessage() + "; the incomplete backup " + backup + " ("
+                + String.join(", ", left) + ") may be left: it could not be removed from " + store.describe() + " either. It never counts as"
+                + " a backup, and 'etcdwright backups prune' removes it once the store answers", failure));
     }
 
     /**
@@ -172,7 +214,7 @@ public final class BackupCatalog {
 
     public Optional<EtcdClusterSpec> readClusterSpec() throws IOException {
         try {
-            return Optional.of(EtcdClusterSpec.parse(store.describe() + BackupLayout.CLUSTER_SPEC, read(BackupLayout.CLUSTER_SPEC)));
+            return Optional.of(EtcdClusterSpec.parse(store.describe(BackupLayout.CLUSTER_SPEC), read(BackupLayout.CLUSTER_SPEC)));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -184,7 +226,7 @@ public final class BackupCatalog {
 
     public Optional<ClusterCreatedMarker> clusterCreated() throws IOException {
         try {
-            return Optional.of(ClusterCreatedMarker.parse(store.describe() + BackupLayout.CLUSTER_CREATED, read(BackupLayout.CLUSTER_CREATED)));
+            return Optional.of(ClusterCreatedMarker.parse(store.describe(BackupLayout.CLUSTER_CREATED), read(BackupLayout.CLUSTER_CREATED)));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }

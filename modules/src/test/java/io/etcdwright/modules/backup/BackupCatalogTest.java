@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import io.etcdwright.modules.backup.store.Store.StoredObject;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -90,5 +91,97 @@ class BackupCatalogTest {
             assertFalse(Files.exists(tmp.resolve("store").resolve(first.toString())), "the emptied directory goes too");
             assertThrows(IllegalArgumentException.class, () -> catalog.delete("control"));
         }
+    }
+    /** A directory store that refuses writes of one file name, and every delete while {@code down}. */
+    private static class Failing implements io.etcdwright.modules.backup.store.Store {
+        final DirectoryStore inner;
+        final String refusedFile;
+        boolean down;
+
+        Failing(Path root, String refusedFile) {
+            this.inner = new DirectoryStore(root);
+            this.refusedFile = refusedFile;
+        }
+
+        private void check(String key) throws IOException {
+            if (down || key.endsWith("/" + refusedFile)) {
+                throw new IOException("writing " + key + " at " + describe() + " failed: HTTP 503 SlowDown: try again");
+            }
+        }
+
+        @Override
+        public String describe() {
+            return inner.describe();
+        }
+
+        @Override
+        public void put(String key, Path file) throws IOException {
+            check(key);
+            inner.put(key, file);
+        }
+
+        @Override
+        public void put(String key, byte[] content) throws IOException {
+            check(key);
+            inner.put(key, content);
+        }
+
+        @Override
+        public java.io.InputStream open(String key) throws IOException {
+            return inner.open(key);
+        }
+
+        @Override
+        public List<StoredObject> list(String prefix) throws IOException {
+            return inner.list(prefix);
+        }
+
+        @Override
+        public void delete(String key) throws IOException {
+            if (down) {
+                throw new IOException("deleting " + key + " failed: connection refused");
+            }
+            inner.delete(key);
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
+    /**
+     * A store that fails the last meta (an S3 answering 503) had the data file and our meta already:
+     * the on-demand backup left them behind for every listing to show, while the members' scheduled
+     * runs remove what they wrote. Now a failed add removes its objects too.
+     */
+    @Test
+    void aFailedAddRemovesWhatItWroteOrSaysWhatIsLeft() throws IOException {
+        Path snapshot = Files.write(tmp.resolve("snap.gz"), "snapshot".getBytes(StandardCharsets.UTF_8));
+        Failing store = new Failing(tmp.resolve("store"), BackupLayout.ETCD_MANAGER_META_FILE);
+        BackupCatalog catalog = new BackupCatalog(store);
+        BackupName name = catalog.nextName(Instant.parse("2026-11-24T20:15:03Z"));
+        IOException failed = assertThrows(IOException.class, () -> catalog.add(name, snapshot, EM, BackupLayoutTest.ours(false)));
+        assertTrue(failed.getMessage().contains("HTTP 503"), failed.getMessage());
+        assertEquals(List.of(), store.list(""), "nothing of the failed backup is left");
+
+        // The store goes down between the write and the cleanup: the error names what is left.
+        Failing down = new Failing(tmp.resolve("store2"), BackupLayout.ETCD_MANAGER_META_FILE) {
+            @Override
+            public void put(String key, Path file) throws IOException {
+                super.put(key, file);
+                down = true;
+            }
+        };
+        BackupCatalog second = new BackupCatalog(down);
+        IOException left = assertThrows(IOException.class, () -> second.add(name, snapshot, EM, BackupLayoutTest.ours(false)));
+        assertTrue(left.getMessage().startsWith("writing " + name + "/etcdwright-backup.json"), left.getMessage());
+        assertTrue(left.getMessage().contains("the incomplete backup " + name + " (" + name + "/etcdwright-backup.json, "
+                + name + "/etcd.backup.gz) may be left"), left.getMessage());
+        assertTrue(left.getMessage().contains("'etcdwright backups prune' removes it"), left.getMessage());
+        down.down = false;
+        BackupCatalog.Listing listing = second.list();
+        assertEquals(List.of(), listing.backups());
+        assertEquals(List.of(name.toString()), listing.incomplete().stream().map(BackupCatalog.Incomplete::name).toList());
     }
 }

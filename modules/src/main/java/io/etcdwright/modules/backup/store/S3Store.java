@@ -79,6 +79,12 @@ public final class S3Store implements Store {
         return settings.describe();
     }
 
+    /** The key inside the URL, the endpoint after it: never "...:9000KEY". */
+    @Override
+    public String describe(String key) {
+        return "s3://" + settings.bucket() + "/" + settings.prefix() + key + settings.endpoint().map(e -> " at " + e).orElse("");
+    }
+
     @Override
     public void put(String key, Path file) throws IOException {
         String objectKey = objectKey(key);

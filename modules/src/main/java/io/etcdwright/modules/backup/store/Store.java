@@ -21,6 +21,11 @@ public interface Store extends AutoCloseable {
     /** For messages: {@code s3://bucket/prefix/}, {@code sftp://host/path/}, {@code /var/backups/etcd/}. */
     String describe();
 
+    /** For messages about one object: {@code s3://bucket/prefix/KEY at ENDPOINT}, {@code /var/backups/etcd/KEY}. */
+    default String describe(String key) {
+        return describe() + key;
+    }
+
     /** Writes {@code file}'s content as {@code key}, replacing what was there. */
     void put(String key, Path file) throws IOException;
 

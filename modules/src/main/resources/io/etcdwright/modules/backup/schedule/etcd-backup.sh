@@ -120,6 +120,21 @@ retention_drops() {
   done
 }
 
+# The complete backups of a store listing (object keys on stdin), oldest first: a name with a data
+# file and etcd-manager's meta, as the workstation's catalog and etcd-manager count them. What a
+# failed run could not remove (the store went down before its cleanup) is no backup: retention
+# must never keep such a leftover as the oldest of its hour or day in place of a good backup.
+# Leftovers stay for 'etcdwright backups prune', which shows and removes them.
+complete_backups() {
+  awk -F/ 'NF == 2 && $2 == "_etcd_backup.meta" { meta[$1] = 1 }
+           NF == 2 && ($2 == "etcd.backup.gz" || $2 == "etcd.backup.gz.p7m") { data[$1] = 1 }
+           END { for (n in meta) if (n in data) print n }' | sort
+}
+
+# From a store listing (object keys on stdin), the backups retention deletes; the arguments are
+# retention_drops' (now, keep-all hours, hourly days, daily days, newest).
+listing_drops() { complete_backups | retention_drops "$@"; }
+
 # --- stores: list (object keys relative to the root, one a line), put FILE KEY, delete KEY ----
 
 META_FILES=(_etcd_backup.meta etcdwright-backup.json)
@@ -212,8 +227,12 @@ s3_base() {
 # curl with the secret in a 0600 config file, never in argv; prints the body, fails on HTTP >= 300.
 s3_curl() {
   local out=$WORK/s3-response code
-  code=$(curl -sS -K "$WORK/curl.conf" -o "$out" -w '%{http_code}' "$@") || {
-    log "S3 request failed: curl could not complete it"
+  # curl's own message (connection refused, reset, timed out) is the run's reason: its first line
+  # names the endpoint and what failed, never a credential (those are in the config file).
+  code=$(curl -sS -K "$WORK/curl.conf" -o "$out" -w '%{http_code}' "$@" 2>"$WORK/curl-error") || {
+    S3_ERROR=$(head -n1 -- "$WORK/curl-error" | tr -d '\r')
+    S3_ERROR=${S3_ERROR:-curl could not complete the request}
+    log "S3 request failed: $S3_ERROR"
     return 1
   }
   if [ "$code" -ge 300 ] || [ "$code" -lt 200 ]; then
@@ -367,7 +386,8 @@ main() {
   if ! store_list >"$WORK/listing"; then
     listed=false
     : >"$WORK/listing"
-    log "cannot list the $CONF_STORE_TYPE store (write-only credentials?): retention is skipped this run"
+    log "cannot list the $CONF_STORE_TYPE store${S3_ERROR:+ ($S3_ERROR)}: retention is skipped this run and the backup" \
+      "takes sequence 000000 (write-only credentials cannot list; otherwise the upload below fails too)"
   fi
   S3_ERROR=
 
@@ -467,9 +487,9 @@ main() {
   fi
   STAGE="applying retention"
   local drops name
-  printf '%s/_etcd_backup.meta\n' "$NAME" >>"$WORK/listing"
-  drops=$(sed -n 's:^\([^/]*\)/.*:\1:p' "$WORK/listing" | sort -u |
-    retention_drops "$(date -u +%s)" "$CONF_KEEP_ALL_FOR_HOURS" "$CONF_HOURLY_FOR_DAYS" "$CONF_DAILY_FOR_DAYS" "$NAME")
+  printf '%s/%s\n%s/_etcd_backup.meta\n' "$NAME" "$object" "$NAME" >>"$WORK/listing"
+  drops=$(listing_drops "$(date -u +%s)" "$CONF_KEEP_ALL_FOR_HOURS" "$CONF_HOURLY_FOR_DAYS" "$CONF_DAILY_FOR_DAYS" "$NAME" \
+    <"$WORK/listing")
   while IFS= read -r name; do
     [ -n "$name" ] || continue
     delete_backup "$name"
