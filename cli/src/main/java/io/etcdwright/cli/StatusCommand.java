@@ -190,14 +190,16 @@ final class StatusCommand implements Callable<Integer> {
     /** The table of {@code rows}: a header, a line per member, and under it its learner progress and error. */
     @SuppressWarnings("unchecked")
     static List<String> text(List<Map<String, Object>> rows) {
-        String format = "%-10s %-16s %-8s %-8s %-9s %-10s %-14s %-9s %s";
+        String format = "%-10s %-16s %-8s %-8s %-9s %-10s %-10s %-14s %-9s %s";
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(format, "NAME", "ID", "ROLE", "HEALTH", "VERSION", "DB", "RAFT TERM/IDX", "CERT", "CLIENT URL"));
+        lines.add(String.format(format, "NAME", "ID", "ROLE", "HEALTH", "VERSION", "DB", "IN USE", "RAFT TERM/IDX", "CERT", "CLIENT URL"));
         for (Map<String, Object> r : rows) {
             String role = Boolean.TRUE.equals(r.get("leader")) ? "leader" : Boolean.TRUE.equals(r.get("learner")) ? "learner" : "follower";
             lines.add(String.format(format, r.get("name"), r.get("id"), role,
                     Boolean.TRUE.equals(r.get("healthy")) ? "healthy" : "DOWN", orDash(r.get("version")),
                     r.get("db_size_bytes") == null ? "-" : io.etcdwright.modules.cluster.FactsView.bytes((Long) r.get("db_size_bytes")),
+                    // Beside the file's size, what of it holds data: the difference is what a defrag gives back.
+                    r.get("db_in_use_bytes") == null ? "-" : io.etcdwright.modules.cluster.FactsView.bytes((Long) r.get("db_in_use_bytes")),
                     r.get("raft_term") == null ? "-" : r.get("raft_term") + "/" + r.get("raft_index"),
                     r.get("cert_days_left") == null ? "-" : r.get("cert_days_left") + " d",
                     String.join(",", (List<String>) r.get("client_urls"))));
