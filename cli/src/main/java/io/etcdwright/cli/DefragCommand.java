@@ -27,10 +27,11 @@ final class DefragCommand implements Callable<Integer> {
     @Mixin
     LockOptions locks;
 
-    @Option(names = "--min-fragmentation", defaultValue = "" + DefragPlanner.DEFAULT_MIN_FRAGMENTATION_PERCENT, paramLabel = "PERCENT",
+    @Option(names = "--min-fragmentation", paramLabel = "PERCENT",
             description = "Defragment a member only when at least this share of its database file is free pages"
-                    + " (default: ${DEFAULT-VALUE}; 0 defragments every member).")
-    int minFragmentationPercent;
+                    + " (default: the spec's maintenance.defrag.minFragmentationPercent, else "
+                    + DefragPlanner.DEFAULT_MIN_FRAGMENTATION_PERCENT + "; 0 defragments every member).")
+    Integer minFragmentationFlag;
 
     @Option(names = "--defrag-timeout", defaultValue = "300", paramLabel = "SECONDS",
             description = "How long one member's defragmentation may take (default: ${DEFAULT-VALUE}).")
@@ -48,8 +49,8 @@ final class DefragCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (minFragmentationPercent < 0 || minFragmentationPercent > 100) {
-            throw new IllegalArgumentException("--min-fragmentation must be 0 to 100, got " + minFragmentationPercent);
+        if (minFragmentationFlag != null && (minFragmentationFlag < 0 || minFragmentationFlag > 100)) {
+            throw new IllegalArgumentException("--min-fragmentation must be 0 to 100, got " + minFragmentationFlag);
         }
         ConnectionOptions.positive("--defrag-timeout", defragSeconds);
         ConnectionOptions.positive("--ready-timeout", readySeconds);
@@ -60,7 +61,7 @@ final class DefragCommand implements Callable<Integer> {
             DefragPlanner.Defrag defrag = DefragPlanner.plan(new DefragPlanner.Inputs(run.desired.spec().name(),
                     run.desired.members(), Endpoints.clientUrls(run.desired.members(), run.layout), facts.byHost(),
                     facts.unreachable(), facts.cluster(), Endpoints.healthAccess(run.pki()),
-                    MaintenanceChecks.quotaBytes(run.desired.spec().etcd()), minFragmentationPercent,
+                    MaintenanceChecks.quotaBytes(run.desired.spec().etcd()), minFragmentationPercent(run.desired.spec()),
                     Duration.ofSeconds(defragSeconds), Duration.ofSeconds(readySeconds)));
             defrag.assessment().forEach(out::println);
             PlanPrinter.text(defrag.plan(), false, out, "Nothing to defragment in cluster " + defrag.plan().subject()
@@ -80,5 +81,12 @@ final class DefragCommand implements Callable<Integer> {
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             return recap.succeeded() ? Main.OK : Main.ERROR;
         }
+    }
+
+    /** The flag, else the spec's threshold (the one its schedule uses), else the default. */
+    int minFragmentationPercent(io.etcdwright.engine.spec.ClusterSpec spec) {
+        return minFragmentationFlag != null ? minFragmentationFlag : spec.maintenance().defrag()
+                .map(io.etcdwright.engine.spec.Maintenance.Defrag::minFragmentationPercent)
+                .orElse(DefragPlanner.DEFAULT_MIN_FRAGMENTATION_PERCENT);
     }
 }

@@ -32,6 +32,7 @@ import java.util.concurrent.Callable;
 
 @Command(name = "status", description = {"Members, leader, server versions and the cluster version, sizes, raft state, health and certificate expiry, over mTLS.",
         "With backup.schedule: the newest scheduled backup's age and failed runs, read from the members over SSH.",
+        "With maintenance.defrag.schedule: each member's calendar and last scheduled defragmentation (result, reason).",
         "Exits 0 when every member of the desired state is healthy, 1 otherwise (usable in monitoring and CI)."})
 final class StatusCommand implements Callable<Integer> {
     @Mixin
@@ -91,16 +92,20 @@ final class StatusCommand implements Callable<Integer> {
                 && status.members().size() == desired.members().size()
                 && alarmRows.stream().allMatch(a -> Boolean.TRUE.equals(a.get("etcdwright_write_fence")));
         var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
+        var defrags = DefragStatus.of(desired, connection);
         PrintWriter out = spec.commandLine().getOut();
         java.util.Optional<Map<String, Object>> rotation = caRotation(pki);
         if (output == OutputFormat.json) {
-            out.println(Json.write(document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows, backups, rotation)));
+            Map<String, Object> doc = document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows, backups, rotation);
+            doc.put("defrag_schedule", defrags.orElse(null));
+            out.println(Json.write(doc));
         } else {
             out.printf("cluster %s (id %s): %s, cluster version %s%n", desired.spec().name(), status.clusterId().orElse("?"),
                     allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown"));
             text(rows).forEach(out::println);
             alarmText(alarmRows).forEach(out::println);
             backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
+            defrags.ifPresent(d -> io.etcdwright.modules.maintenance.DefragRuns.text(d).forEach(out::println));
             rotation.ifPresent(r -> out.println(caRotationText(r)));
         }
         return allHealthy ? Main.OK : Main.ERROR;
@@ -190,14 +195,16 @@ final class StatusCommand implements Callable<Integer> {
     /** The table of {@code rows}: a header, a line per member, and under it its learner progress and error. */
     @SuppressWarnings("unchecked")
     static List<String> text(List<Map<String, Object>> rows) {
-        String format = "%-10s %-16s %-8s %-8s %-9s %-10s %-14s %-9s %s";
+        String format = "%-10s %-16s %-8s %-8s %-9s %-10s %-10s %-14s %-9s %s";
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(format, "NAME", "ID", "ROLE", "HEALTH", "VERSION", "DB", "RAFT TERM/IDX", "CERT", "CLIENT URL"));
+        lines.add(String.format(format, "NAME", "ID", "ROLE", "HEALTH", "VERSION", "DB", "IN USE", "RAFT TERM/IDX", "CERT", "CLIENT URL"));
         for (Map<String, Object> r : rows) {
             String role = Boolean.TRUE.equals(r.get("leader")) ? "leader" : Boolean.TRUE.equals(r.get("learner")) ? "learner" : "follower";
             lines.add(String.format(format, r.get("name"), r.get("id"), role,
                     Boolean.TRUE.equals(r.get("healthy")) ? "healthy" : "DOWN", orDash(r.get("version")),
                     r.get("db_size_bytes") == null ? "-" : io.etcdwright.modules.cluster.FactsView.bytes((Long) r.get("db_size_bytes")),
+                    // Beside the file's size, what of it holds data: the difference is what a defrag gives back.
+                    r.get("db_in_use_bytes") == null ? "-" : io.etcdwright.modules.cluster.FactsView.bytes((Long) r.get("db_in_use_bytes")),
                     r.get("raft_term") == null ? "-" : r.get("raft_term") + "/" + r.get("raft_index"),
                     r.get("cert_days_left") == null ? "-" : r.get("cert_days_left") + " d",
                     String.join(",", (List<String>) r.get("client_urls"))));

@@ -55,4 +55,18 @@ class StatusOutputTest {
         List<String> lines = StatusCommand.text(List.of(StatusCommand.row(learner, status, OptionalLong.empty())));
         assertEquals("learner progress: unknown (no leader reported its raft index)", lines.get(2).strip());
     }
+
+    @Test
+    void theTableShowsEachDatabasesInUseSizeBesideItsSize() {
+        MemberStatus m = new MemberStatus("h1", "h1-id", List.of("https://h1:2379"), List.of("https://h1:2380"), false, true,
+                Optional.of("3.5.16"), OptionalLong.of(12L << 20), OptionalLong.of(10), OptionalLong.of(2), true, Optional.empty(),
+                OptionalLong.of(10), OptionalLong.of(3L << 19));
+        ClusterStatus status = new ClusterStatus(List.of(m), Optional.of("c1"), true);
+        List<String> lines = StatusCommand.text(List.of(StatusCommand.row(m, status, OptionalLong.empty())));
+        assertTrue(lines.get(0).contains(" DB ") && lines.get(0).contains(" IN USE "), lines.get(0));
+        assertTrue(lines.get(1).contains("12.0 MiB   1.5 MiB"), lines.get(1));
+        MemberStatus unknown = member("h2", false, false, 10, 10);
+        String row = StatusCommand.text(List.of(StatusCommand.row(unknown, status, OptionalLong.empty()))).get(1);
+        assertTrue(row.contains("20.0 KiB   -"), "no in-use size reported: a dash, " + row);
+    }
 }

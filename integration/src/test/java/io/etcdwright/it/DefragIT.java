@@ -180,4 +180,127 @@ class DefragIT {
         assertEquals(0, healthy.exitCode(), healthy.all());
         assertTrue(!healthy.out().contains("ALARM"), healthy.out());
     }
+
+    static final String DEFRAG_TIMER = "/etc/systemd/system/etcdwright-defrag.timer";
+
+    /** A member's record of its last scheduled run. */
+    private static JsonNode lastRun(int host) throws Exception {
+        return new ObjectMapper().readTree(Testbed.ssh(host, "cat /var/lib/etcdwright/defrag/last-run.json"));
+    }
+
+    /** Runs host's scheduled defragmentation now, as its timer would (a oneshot: returns when the run ended). */
+    private static JsonNode runScheduled(int host) throws Exception {
+        Testbed.ssh(host, "systemctl start etcdwright-defrag.service || true");
+        return lastRun(host);
+    }
+
+    /** Whether the member on host leads, as it says itself. */
+    private static boolean leads(int host) {
+        String status = Testbed.ssh(host, ETCDCTL + "e endpoint status -w json");
+        Matcher id = Pattern.compile("\"member_id\":(\\d+)").matcher(status);
+        Matcher leader = Pattern.compile("\"leader\":(\\d+)").matcher(status);
+        assertTrue(id.find() && leader.find(), status);
+        return id.group(1).equals(leader.group(1));
+    }
+
+    /** The member's database file, as it reports it. */
+    private static long dbSize(int host) {
+        Matcher m = Pattern.compile("\"dbSize\":(\\d+)").matcher(Testbed.ssh(host, ETCDCTL + "e endpoint status -w json"));
+        assertTrue(m.find(), "h" + host + " reports dbSize");
+        return Long.parseLong(m.group(1));
+    }
+
+    /**
+     * maintenance.defrag.schedule on real hosts: apply installs a timer on every member, each at its
+     * staggered time; each member's run (started as its timer would) defragments only its own member
+     * under a write load, the leader after handing its leadership over, and a member not worth it is
+     * left alone, saying why; a run finding the cluster's lock held skips and names the holder; the
+     * schedule removed, the units go and the next plan is empty.
+     */
+    @Test
+    @Order(3)
+    void scheduledDefragmentationRunsOneMemberAtATimeWhenWorthItAndIsRemovedWithTheSchedule() throws Exception {
+        // Twelve hours from now: the timers are installed for real but do not fire during the test.
+        java.time.LocalTime at = java.time.LocalTime.now(java.time.ZoneOffset.UTC).plusHours(12).withSecond(0).withNano(0);
+        Path scheduled = home.resolve("maint-scheduled.yaml");
+        Files.writeString(scheduled, Files.readString(spec) + "maintenance:\n  defrag:\n    minFragmentationPercent: 20\n"
+                + "    minDbSizeMiB: 1\n    schedule:\n      at: \"" + at + "\"\n      staggerMinutes: 10\n");
+        Cli.Run install = Cli.run("apply", "-i", INV, "-f", scheduled.toString(), "--yes");
+        assertEquals(0, install.exitCode(), install.all());
+        for (int h = 1; h <= 3; h++) {
+            java.time.LocalTime mine = at.plusMinutes(10L * (h - 1));
+            String timer = Testbed.ssh(h, "cat " + DEFRAG_TIMER);
+            assertTrue(timer.contains("\nOnCalendar=*-*-* " + mine + ":00 UTC\n"), "h" + h + " at " + mine + ": " + timer);
+            assertEquals("enabled\nactive\n", Testbed.ssh(h, "systemctl is-enabled etcdwright-defrag.timer; systemctl is-active etcdwright-defrag.timer"));
+            assertEquals("600 root\n", Testbed.ssh(h, "stat -c '%a %U' /etc/etcdwright/defrag/defrag.conf"));
+        }
+        Cli.Run again = Cli.run("plan", "-i", INV, "-f", scheduled.toString(), "--detailed-exitcode");
+        assertEquals(0, again.exitCode(), "installed: nothing left to do\n" + again.all());
+
+        // Fragmentation: about 5 MB of overwritten revisions, compacted away.
+        Testbed.ssh(1, ETCDCTL + "for i in $(seq 1 50); do " + PUT + "; done");
+        compact(true);
+
+        // The cluster's lock held (as another member's run holds it): a run skips and says by whom.
+        String txn = "create(\"/etcdwright/lock/maint\") = \"0\"\n\nput --lease=LEASE /etcdwright/lock/maint \"{\\\"user\\\":"
+                + "\\\"it\\\",\\\"host\\\":\\\"h3\\\",\\\"pid\\\":1,\\\"command\\\":\\\"scheduled defrag of member h3\\\",\\\"since\\\":"
+                + "\\\"2026-11-27T03:00:00Z\\\",\\\"token\\\":\\\"t\\\"}\"\n\n\n";
+        String hold = ETCDCTL + "lease=$(e lease grant 60 | sed -n 's/^lease \\([0-9a-f]*\\) granted.*/\\1/p')\n"
+                + "cat >/tmp/hold.txn <<'EOF'\n" + txn + "EOF\n"
+                + "sed \"s/LEASE/$lease/\" /tmp/hold.txn | e txn | head -n1\necho \"$lease\"";
+        String held = Testbed.ssh(3, hold);
+        assertTrue(held.startsWith("SUCCESS\n"), held);
+        long before = dbSize(2);
+        JsonNode skipped = runScheduled(2);
+        assertEquals("skipped", skipped.path("result").asText(), skipped.toString());
+        assertTrue(skipped.path("message").asText().contains("the cluster's lock /etcdwright/lock/maint is held by it@h3"
+                + " (scheduled defrag of member h3) since 2026-11-27T03:00:00Z"), skipped.toString());
+        assertEquals(before, dbSize(2), "a skipped run leaves the member alone");
+        Testbed.ssh(3, ETCDCTL + "e lease revoke " + held.split("\n")[1].strip());
+
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("scheduled-defrag.acks"))) {
+            load.awaitMore(300, Duration.ofSeconds(60));
+            for (int h = 1; h <= 3; h++) {
+                long size = dbSize(h);
+                boolean led = leads(h);
+                JsonNode run = runScheduled(h);
+                assertEquals("defragmented", run.path("result").asText(), "h" + h + ": " + run);
+                long after = dbSize(h);
+                assertTrue(after < size / 2, "h" + h + "'s database shrank: " + size + " -> " + after);
+                // The record's own figures (the writes go on: the file grows again from there).
+                assertTrue(run.path("objectSize").asLong() < run.path("dbSizeBefore").asLong() / 2, "h" + h + ": " + run);
+                assertEquals(led, run.path("message").asText().contains("leadership handed to"),
+                        "a member hands its leadership over first exactly when it leads at its turn (h" + h + " led: " + led + "): " + run);
+            }
+            // Nothing left to give back: a run leaves the member alone and says why.
+            JsonNode notWorth = runScheduled(1);
+            assertEquals("not-worth-it", notWorth.path("result").asText(), notWorth.toString());
+            // Which of the two reasons depends on how far the writes refilled the file: either says why.
+            assertTrue(notWorth.path("message").asText().matches("member h1 not worth defragmenting: its database is [0-9.]+ MiB"
+                    + "(, under the minimum of 1\\.0 MiB| with [0-9.]+ MiB in use: \\d+% free, under 20%)"), notWorth.toString());
+            load.awaitMore(100, Duration.ofSeconds(30));
+            WriteLoad.Report report = WriteLoad.checkNothingLost(env, load.stop(), "scheduled defragmentation under writes", 3);
+            System.out.println("[scheduled defrag] longest write stall " + report.load().longestStallMillis() + " ms");
+        }
+        Cli.Run status = Cli.run("status", "-i", INV, "-f", scheduled.toString());
+        assertEquals(0, status.exitCode(), status.all());
+        assertTrue(status.out().contains("scheduled defragmentation (when at least 20% free and 1 MiB):"), status.out());
+        assertTrue(status.out().contains("not-worth-it at ") && status.out().contains("h2 defragmented: "), status.out());
+        assertTrue(status.out().contains(" IN USE "), "the table shows the in-use size: " + status.out());
+        Cli.Run json = Cli.run("status", "-i", INV, "-f", scheduled.toString(), "-o", "json");
+        JsonNode rows = new ObjectMapper().readTree(json.out()).path("defrag_schedule").path("members");
+        assertEquals("*-*-* " + at.plusMinutes(20) + ":00 UTC", rows.path(2).path("calendar").asText(), json.out());
+        assertEquals("defragmented", rows.path(2).path("last_result").asText(), json.out());
+
+        // The schedule removed: every unit, script and record goes; then nothing is left to do.
+        Cli.Run remove = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, remove.exitCode(), remove.all());
+        for (int h = 1; h <= 3; h++) {
+            assertEquals(1, Testbed.sshStatus(h, "test -e " + DEFRAG_TIMER + " || test -e /usr/local/lib/etcdwright/etcd-defrag"
+                    + " || test -e /etc/etcdwright/defrag || test -e /var/lib/etcdwright/defrag"), "h" + h + " keeps nothing");
+            assertEquals(1, Testbed.sshStatus(h, "systemctl is-enabled --quiet etcdwright-defrag.timer"), "h" + h);
+        }
+        Cli.Run empty = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
+        assertEquals(0, empty.exitCode(), empty.all());
+    }
 }

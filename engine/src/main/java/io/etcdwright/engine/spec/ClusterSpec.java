@@ -11,9 +11,16 @@ import java.util.Optional;
  * @param file   the spec file as given; relative paths inside it were resolved against its directory
  * @param backup  empty when the spec has no backup section
  * @param clients which hosts hold the admin and kube-apiserver client keys (none unless named)
+ * @param maintenance scheduled maintenance (defragmentation); {@link Maintenance#NONE} when the spec has none
  */
 public record ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
-                          Optional<BackupPolicy> backup, ClientKeys clients) {
+                          Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance) {
+
+    /** A spec without a maintenance section. */
+    public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
+                       Optional<BackupPolicy> backup, ClientKeys clients) {
+        this(file, name, members, etcd, artifacts, tls, backup, clients, Maintenance.NONE);
+    }
 
     public ClusterSpec {
         Objects.requireNonNull(file, "file");
@@ -24,5 +31,6 @@ public record ClusterSpec(Path file, String name, Members members, EtcdSettings 
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(backup, "backup");
         Objects.requireNonNull(clients, "clients");
+        Objects.requireNonNull(maintenance, "maintenance");
     }
 }

@@ -35,7 +35,7 @@ final class ClusterSpecReader {
 
     ClusterSpec read() {
         String name = text(FieldPath.of("cluster", "name")).orElse("");
-        return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name), clients());
+        return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name), clients(), maintenance());
     }
 
     private Members members() {
@@ -139,6 +139,35 @@ final class ClusterSpecReader {
                 integer(retention.key("hourlyForDays")).orElse(BackupPolicy.Retention.DEFAULT_HOURLY_FOR_DAYS),
                 integer(retention.key("dailyForDays")).orElse(BackupPolicy.Retention.DEFAULT_DAILY_FOR_DAYS))));
     }
+
+    private Maintenance maintenance() {
+        FieldPath defrag = FieldPath.of("maintenance", "defrag");
+        if (!node(defrag).isObject()) {
+            return Maintenance.NONE;
+        }
+        FieldPath schedule = defrag.key("schedule");
+        Optional<Maintenance.DefragSchedule> scheduled = Optional.empty();
+        if (node(schedule).isObject()) {
+            // "HH:MM" (the schema checks the pattern); a value it refused becomes midnight, never seen by a host.
+            java.time.LocalTime at = text(schedule.key("at")).filter(t -> t.matches("([01][0-9]|2[0-3]):[0-5][0-9]"))
+                    .map(java.time.LocalTime::parse).orElse(java.time.LocalTime.MIDNIGHT);
+            List<java.time.DayOfWeek> days = new ArrayList<>();
+            node(schedule.key("days")).forEach(d -> {
+                if (d.isTextual()) {
+                    DAYS.stream().filter(day -> day.equals(d.textValue())).findFirst()
+                            .ifPresent(day -> days.add(java.time.DayOfWeek.of(DAYS.indexOf(day) + 1)));
+                }
+            });
+            scheduled = Optional.of(new Maintenance.DefragSchedule(at, days.stream().distinct().sorted().toList(),
+                    integer(schedule.key("staggerMinutes")).orElse(Maintenance.DefragSchedule.DEFAULT_STAGGER_MINUTES)));
+        }
+        return new Maintenance(Optional.of(new Maintenance.Defrag(
+                integer(defrag.key("minFragmentationPercent")).orElse(Maintenance.Defrag.DEFAULT_MIN_FRAGMENTATION_PERCENT),
+                integer(defrag.key("minDbSizeMiB")).orElse(Maintenance.Defrag.DEFAULT_MIN_DB_SIZE_MIB), scheduled)));
+    }
+
+    /** systemd's names of the days, Monday first (DayOfWeek's order). */
+    static final List<String> DAYS = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
 
     private ClientKeys clients() {
         Map<String, ClientKeys.Targets> targets = new LinkedHashMap<>();

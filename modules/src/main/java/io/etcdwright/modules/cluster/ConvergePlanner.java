@@ -293,6 +293,7 @@ public final class ConvergePlanner {
         // Unchanged: every member with data holds the spec's version already.
         boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged;
         Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, List.of(new BackupScheduleModule(schedule.target()),
+                new io.etcdwright.modules.maintenance.DefragScheduleModule(spec, in.desired().members()),
                 new ReleaseCleanupModule(settled)));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
         boolean risky = membership.isPresent() || !(version instanceof VersionChange.Unchanged);
@@ -316,8 +317,10 @@ public final class ConvergePlanner {
         if (version instanceof VersionChange.MinorUpgrade upgrade && !last.isEmpty()) {
             awaitClusterVersion(upgrade, last);
         }
-        return new Plan(spec.name(), steps, List.of(), warnings,
+        List<io.etcdwright.engine.plan.Drift> drift = new ArrayList<>(
                 schedule.target().map(t -> BackupFreshness.drift(t, in.facts(), in.now())).orElse(List.of()));
+        drift.addAll(io.etcdwright.modules.maintenance.DefragRuns.drift(spec, in.facts()));
+        return new Plan(spec.name(), steps, List.of(), warnings, drift);
     }
 
     private void unreachableHosts(List<Refusal> refusals) {

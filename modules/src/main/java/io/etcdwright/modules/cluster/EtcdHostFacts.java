@@ -1,5 +1,6 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.maintenance.DiskFacts;
 
 import io.etcdwright.engine.facts.FileState;
@@ -24,7 +25,16 @@ import java.util.Optional;
 public record EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
                             Map<String, FileState> files, ServiceFacts service, MemberFacts member,
                             ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker, DiskFacts disk,
-                            long clockSkewMillis) {
+                            long clockSkewMillis, ScheduleHostFacts defragSchedule) {
+
+    /** Facts without the scheduled defragmentation's (nothing known of it). */
+    public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
+                         Map<String, FileState> files, ServiceFacts service, MemberFacts member,
+                         ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker, DiskFacts disk,
+                         long clockSkewMillis) {
+        this(host, system, install, setup, files, service, member, schedule, restoreMarker, disk, clockSkewMillis,
+                DefragScheduleModule.PROBE.parse(""));
+    }
 
     public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
                          Map<String, FileState> files, ServiceFacts service, MemberFacts member,
@@ -48,11 +58,12 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
         Map<String, FileState> files = new java.util.LinkedHashMap<>(facts.get(probes.files()));
         files.putAll(facts.get(probes.backupFiles()));
         files.putAll(facts.get(probes.pkiFiles()));
+        files.putAll(facts.get(EtcdProbes.DEFRAG_FILES));
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),
                 java.util.Collections.unmodifiableMap(files), facts.get(ServiceFacts.PROBE), facts.get(probes.member()),
                 facts.get(ScheduleHostFacts.PROBE), facts.get(probes.restoreMarker()),
-                facts.get(probes.disk()), facts.clockSkewMillis());
+                facts.get(probes.disk()), facts.clockSkewMillis(), facts.get(DefragScheduleModule.PROBE));
     }
 
     public FileState file(String path) {

@@ -1,5 +1,6 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.maintenance.DiskFacts;
 
 import io.etcdwright.engine.facts.FileState;
@@ -33,6 +34,9 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
     /** The scheduled backups' files: their own probe, so facts recorded before it still load. */
     private static final Probe<Map<String, FileState>> BACKUP_FILES = new LaterProbe<>(
             new FilesProbe("backup_files", ScheduleLayout.FILES, Set.copyOf(ScheduleLayout.READABLE)), "");
+    /** The scheduled defragmentation's files: their own probe, as above. */
+    static final Probe<Map<String, FileState>> DEFRAG_FILES = new LaterProbe<>(new FilesProbe("defrag_files",
+            DefragScheduleModule.JOB.files(), Set.copyOf(DefragScheduleModule.READABLE)), "");
     /** The member's healthcheck client (certificate readable, key by digest): added later, as above. */
     private static final Probe<Map<String, FileState>> PKI_FILES = new LaterProbe<>(
             new FilesProbe("pki_files", HostCertificates.laterPaths(), Set.of(HostCertificates.laterPaths().get(0))), "");
@@ -62,6 +66,6 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
 
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
-                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk);
+                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk, DEFRAG_FILES, DefragScheduleModule.PROBE);
     }
 }

@@ -177,6 +177,10 @@ final class MembershipSteps {
                             outcome = Outcome.CHANGED;
                             ctx.note("its scheduled backups were removed");
                         }
+                        if (io.etcdwright.modules.maintenance.DefragScheduleModule.JOB.removeAll(ctx.session()) == Outcome.CHANGED) {
+                            outcome = Outcome.CHANGED;
+                            ctx.note("its scheduled defragmentation was removed");
+                        }
                         pending.done(host);
                         ctx.note(outcome == Outcome.OK ? "etcd was stopped and disabled already"
                                 : "etcd stopped and disabled; delete its data with 'etcdwright destroy --wipe-data' and an"

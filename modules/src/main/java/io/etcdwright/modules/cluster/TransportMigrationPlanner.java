@@ -112,6 +112,7 @@ public final class TransportMigrationPlanner {
             previous = round(round, rounds, previous, certificates);
         }
         scheduledBackups(previous);
+        scheduledDefrag(previous);
         if (target.clients() == Clients.TLS && stages.values().stream().anyMatch(s -> s.clients() != Clients.TLS)) {
             warnings.add("clients still on http:// stop being served in the last round: move them to https:// with the"
                     + " cluster's CA and a client certificate first ('etcdwright kube-apiserver-flags', 'etcdwright client-env')");
@@ -208,6 +209,19 @@ public final class TransportMigrationPlanner {
         BackupScheduleModule module = new BackupScheduleModule(schedule.target());
         for (Member m : in.desired().members()) {
             if (in.facts().get(m.host().name()).file(ScheduleLayout.CONF).exists()) {
+                module.plan(context(m, in.layout())).ifPresent(c -> steps.add(c.step().after(after).does(c.operation())));
+            }
+        }
+    }
+
+    /** The scheduled defragmentation's config names the members' client URLs too: the same, for the same reason. */
+    private void scheduledDefrag(List<Step> after) {
+        if (in.desired().spec().maintenance().defragSchedule().isEmpty()) {
+            return;
+        }
+        var module = new io.etcdwright.modules.maintenance.DefragScheduleModule(in.desired().spec(), in.desired().members());
+        for (Member m : in.desired().members()) {
+            if (in.facts().get(m.host().name()).file(io.etcdwright.modules.maintenance.DefragScheduleModule.CONF).exists()) {
                 module.plan(context(m, in.layout())).ifPresent(c -> steps.add(c.step().after(after).does(c.operation())));
             }
         }

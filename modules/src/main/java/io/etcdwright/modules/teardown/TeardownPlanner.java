@@ -7,6 +7,7 @@ import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
+import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.backup.schedule.ScheduleLayout;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.data.DataDirWipe;
@@ -70,6 +71,17 @@ public final class TeardownPlanner {
                         .does(ctx -> BackupScheduleModule.removeAll(ctx.session()));
                 steps.add(backups);
                 after.add(backups);
+            }
+            // And the defragmentation timer, for the same reason.
+            if (DefragScheduleModule.JOB.files().stream().anyMatch(p -> f.file(p).exists())
+                    || f.defragSchedule().timerEnabled() || f.defragSchedule().timerActive()) {
+                Step defrag = Step.on(host, "teardown", "defrag-schedule").kind(ChangeKind.DELETE)
+                        .summary("remove scheduled defragmentation (" + DefragScheduleModule.TIMER + ", script, configuration)")
+                        .reason("installed")
+                        .observed("timer enabled=" + f.defragSchedule().timerEnabled() + " active=" + f.defragSchedule().timerActive())
+                        .does(ctx -> DefragScheduleModule.JOB.removeAll(ctx.session()));
+                steps.add(defrag);
+                after.add(defrag);
             }
             boolean unitPresent = f.file(EtcdLayout.UNIT_FILE).exists() || f.service().running() || f.service().enabled();
             if (unitPresent) {

@@ -64,29 +64,35 @@ public record ScheduleHostFacts(boolean probed, Set<String> tools, boolean timer
             true
             """;
 
-    private static final Probe<ScheduleHostFacts> RAW = new Probe<>() {
-        @Override
-        public String name() {
-            return "backup_schedule";
-        }
+    public static final Probe<ScheduleHostFacts> PROBE = probe("backup_schedule", ScheduleLayout.JOB);
 
-        @Override
-        public String script() {
-            return SCRIPT;
-        }
+    /**
+     * The probe of one timer job's timer, service and run records, under {@code name}; a probe of
+     * its own (a {@link LaterProbe}), so that facts recorded before it existed still load.
+     */
+    public static Probe<ScheduleHostFacts> probe(String name, io.etcdwright.modules.timer.TimerJob job) {
+        return new LaterProbe<>(new Probe<>() {
+            @Override
+            public String name() {
+                return name;
+            }
 
-        @Override
-        public List<String> arguments() {
-            return List.of(ScheduleLayout.TIMER, ScheduleLayout.SERVICE, ScheduleLayout.STATE_DIR);
-        }
+            @Override
+            public String script() {
+                return SCRIPT;
+            }
 
-        @Override
-        public ScheduleHostFacts parse(String output) {
-            return ScheduleHostFacts.parse(output);
-        }
-    };
+            @Override
+            public List<String> arguments() {
+                return List.of(job.timer(), job.service(), job.stateDir());
+            }
 
-    public static final Probe<ScheduleHostFacts> PROBE = new LaterProbe<>(RAW, "");
+            @Override
+            public ScheduleHostFacts parse(String output) {
+                return ScheduleHostFacts.parse(output);
+            }
+        }, "");
+    }
 
     static ScheduleHostFacts parse(String output) {
         KeyValues kv = KeyValues.parse(output);

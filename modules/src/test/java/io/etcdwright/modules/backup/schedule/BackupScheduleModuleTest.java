@@ -70,7 +70,7 @@ class BackupScheduleModuleTest {
     void aConvergedHostHasNoStepAndADriftedFileIsNamed(@TempDir Path dir) throws Exception {
         DesiredState desired = ScheduleFixtures.desired(dir, DIRECTORY);
         MemberContext probe = ScheduleFixtures.member(desired, ScheduleFixtures.facts(Map.of(), "probed=1\n"));
-        List<BackupScheduleModule.DesiredFile> files = BackupScheduleModule.desiredFiles(
+        List<io.etcdwright.modules.timer.TimerJob.DesiredFile> files = BackupScheduleModule.desiredFiles(
                 ScheduleTarget.resolve(desired).target().orElseThrow(), probe);
         Map<String, FileState> right = ScheduleFixtures.asDesired(files, 1);
         assertEquals(Optional.empty(), plan(desired, ScheduleFixtures.facts(right, ScheduleFixtures.RUNNING_TIMER)));
@@ -94,10 +94,10 @@ class BackupScheduleModuleTest {
         Step step = plan(desired, ScheduleFixtures.facts(Map.of(), "probed=1\n")).orElseThrow().step().does(ctx -> null);
         String shown = step.line() + step.observed() + step.diff().map(d -> d.before() + d.after()).orElse("");
         assertFalse(shown.contains(SECRET), shown);
-        List<BackupScheduleModule.DesiredFile> files = BackupScheduleModule.desiredFiles(
+        List<io.etcdwright.modules.timer.TimerJob.DesiredFile> files = BackupScheduleModule.desiredFiles(
                 ScheduleTarget.resolve(desired).target().orElseThrow(),
                 ScheduleFixtures.member(desired, ScheduleFixtures.facts(Map.of(), "probed=1\n")));
-        BackupScheduleModule.DesiredFile creds = files.stream()
+        io.etcdwright.modules.timer.TimerJob.DesiredFile creds = files.stream()
                 .filter(f -> f.file().path().equals(ScheduleLayout.CREDENTIALS)).findFirst().orElseThrow();
         assertTrue(creds.secret());
         assertEquals("0600", creds.file().mode());

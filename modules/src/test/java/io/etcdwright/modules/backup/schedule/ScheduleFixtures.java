@@ -56,9 +56,9 @@ final class ScheduleFixtures {
     }
 
     /** Files exactly as desired: what the probe sees after an apply. */
-    static Map<String, FileState> asDesired(List<BackupScheduleModule.DesiredFile> desired, long modifiedMicros) {
+    static Map<String, FileState> asDesired(List<io.etcdwright.modules.timer.TimerJob.DesiredFile> desired, long modifiedMicros) {
         Map<String, FileState> files = new LinkedHashMap<>();
-        for (BackupScheduleModule.DesiredFile f : desired) {
+        for (io.etcdwright.modules.timer.TimerJob.DesiredFile f : desired) {
             files.put(f.file().path(), new FileState(f.file().path(), true,
                     io.etcdwright.engine.ssh.HostSession.sha256(f.content()), f.file().mode().replaceFirst("^0", ""),
                     "root", "root", modifiedMicros, Optional.empty()));

@@ -1,0 +1,164 @@
+package io.etcdwright.modules.timer;
+
+import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.ssh.HostSession;
+import io.etcdwright.engine.ssh.RemoteCommand;
+import io.etcdwright.engine.ssh.RemoteFile;
+import io.etcdwright.modules.MemberContext;
+import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A job a member's host runs on its own from a systemd timer (scheduled backups, scheduled
+ * defragmentation): a script, its root-only configuration, a oneshot service and its timer, and a
+ * state directory where the script records its runs. What the modules of such jobs share: what
+ * differs on a host, landing the files and starting the timer, and removing it all.
+ *
+ * @param files every file the job may install, in the order they are written (units last)
+ */
+public record TimerJob(String script, String confDir, String stateDir, String service, String timer, List<String> files) {
+    public TimerJob {
+        files = List.copyOf(files);
+    }
+
+    public String serviceFile() {
+        return "/etc/systemd/system/" + service;
+    }
+
+    public String timerFile() {
+        return "/etc/systemd/system/" + timer;
+    }
+
+    /** One file of the job as it should be on the host. {@code secret}: shown by digest only. */
+    public record DesiredFile(RemoteFile file, byte[] content, boolean secret) {
+    }
+
+    /**
+     * How a host differs from {@code files}: the files to write, those no longer wanted, whether
+     * the timer runs as written, and the reasons, for a person.
+     */
+    public record Differences(List<DesiredFile> differing, List<String> stale, boolean timerRunning, boolean fresh,
+                              List<String> why) {
+        public boolean none() {
+            return differing.isEmpty() && stale.isEmpty() && timerRunning;
+        }
+    }
+
+    public Differences differences(MemberContext member, ScheduleHostFacts timerFacts, List<DesiredFile> want) {
+        List<DesiredFile> differing = new ArrayList<>();
+        for (DesiredFile f : want) {
+            FileState have = member.facts().file(f.file().path());
+            if (!have.hasContent(f.content()) || !have.hasAttributes(f.file().mode(), "root", "root")) {
+                differing.add(f);
+            }
+        }
+        List<String> wanted = want.stream().map(f -> f.file().path()).toList();
+        List<String> stale = files.stream().filter(p -> !wanted.contains(p)).filter(p -> member.facts().file(p).exists()).toList();
+        boolean timerRunning = timerFacts.timerEnabled() && timerFacts.timerActive() && !timerFacts.needsDaemonReload();
+        boolean fresh = want.stream().noneMatch(f -> member.facts().file(f.file().path()).exists());
+        List<String> why = new ArrayList<>();
+        differing.forEach(f -> why.add(name(f.file().path()) + (member.facts().file(f.file().path()).exists()
+                ? (f.secret() ? " differs (by digest)" : " differs") : " missing")));
+        stale.forEach(p -> why.add(name(p) + " no longer needed"));
+        if (!timerRunning) {
+            why.add(timer + (!timerFacts.timerEnabled() ? " not enabled" : !timerFacts.timerActive() ? " not running"
+                    : " changed on disk but not loaded"));
+        }
+        return new Differences(differing, stale, timerRunning, fresh, why);
+    }
+
+    /** Something is installed that a removal would take away. */
+    public boolean present(MemberContext member, ScheduleHostFacts timerFacts) {
+        return files.stream().anyMatch(p -> member.facts().file(p).exists()) || timerFacts.timerEnabled() || timerFacts.timerActive();
+    }
+
+    /** What the plan records as observed: the files' digests and modes, and the timer's state. */
+    public String observed(MemberContext member, ScheduleHostFacts timerFacts) {
+        StringBuilder b = new StringBuilder();
+        for (String p : files) {
+            FileState f = member.facts().file(p);
+            b.append(f.exists() ? f.sha256() + " " + f.mode() : "-").append(';');
+        }
+        return b.append("timer enabled=").append(timerFacts.timerEnabled()).append(" active=").append(timerFacts.timerActive())
+                .toString();
+    }
+
+    /** Lands the files (each only when it differs), removes stale ones, then has systemd run the timer. */
+    public Outcome apply(HostSession session, List<DesiredFile> want, List<String> stale) {
+        boolean changed = false;
+        boolean unitsWritten = false;
+        boolean timerWritten = false;
+        for (DesiredFile f : want) {
+            boolean written = session.sync(f.content(), f.file());
+            changed |= written;
+            unitsWritten |= written && f.file().path().startsWith("/etc/systemd/");
+            timerWritten |= written && f.file().path().equals(timerFile());
+        }
+        if (!stale.isEmpty()) {
+            String said = session.run(RemoteCommand.script(REMOVE_FILES_CODE, stale)).orThrow(session.target().name()).stdout();
+            changed |= said.contains("changed");
+        }
+        String said = session.run(RemoteCommand.script(ENABLE_CODE, timer, unitsWritten ? "reload" : "if-needed",
+                timerWritten ? "restart" : "keep")).orThrow(session.target().name()).stdout();
+        return changed || said.contains("changed") ? Outcome.CHANGED : Outcome.OK;
+    }
+
+    /** Disables the timer and removes everything the job installed; OK when nothing was there. */
+    public Outcome removeAll(HostSession session) {
+        List<String> args = new ArrayList<>(List.of(timer, service));
+        args.addAll(files);
+        args.add(confDir);
+        args.add(stateDir);
+        String said = session.run(RemoteCommand.script(REMOVE_CODE, args)).orThrow(session.target().name()).stdout();
+        return said.contains("changed") ? Outcome.CHANGED : Outcome.OK;
+    }
+
+    /**
+     * $1 the timer, $2 "reload" (a unit was just written) or "if-needed", $3 "restart" (the timer
+     * changed: its new schedule applies only once restarted) or "keep"; prints "changed" when it did anything.
+     */
+    static final String ENABLE_CODE = """
+            c=
+            if [ "$2" = reload ] || [ "$(systemctl show -p NeedDaemonReload --value "$1")" = yes ]; then
+              systemctl daemon-reload || exit; c=1
+            fi
+            if [ "$(systemctl is-enabled "$1" 2>/dev/null)" != enabled ]; then
+              out=$(systemctl enable "$1" 2>&1) || { echo "$out" >&2; exit 1; }; c=1
+            fi
+            if [ "$3" = restart ] && systemctl is-active --quiet "$1"; then
+              systemctl restart "$1" || exit; c=1
+            elif ! systemctl is-active --quiet "$1"; then
+              systemctl start "$1" || exit; c=1
+            fi
+            [ -z "$c" ] || echo changed
+            """;
+
+    /** $@ files to remove; prints "changed" when one existed. */
+    static final String REMOVE_FILES_CODE = """
+            c=
+            for p in "$@"; do if [ -e "$p" ] || [ -L "$p" ]; then rm -f -- "$p" || exit; c=1; fi; done
+            [ -z "$c" ] || echo changed
+            """;
+
+    /** $1 the timer, $2 the service, then the files and directories to remove; prints "changed" when it did anything. */
+    static final String REMOVE_CODE = """
+            c=
+            timer=$1 service=$2
+            for u in "$timer" "$service"; do
+              if systemctl is-enabled --quiet "$u" 2>/dev/null || systemctl is-active --quiet "$u"; then
+                out=$(systemctl disable --now "$u" 2>&1) || { echo "$out" >&2; exit 1; }; c=1
+              fi
+            done
+            shift 2
+            for p in "$@"; do if [ -e "$p" ] || [ -L "$p" ]; then rm -rf -- "$p" || exit; c=1; fi; done
+            if [ -n "$c" ]; then systemctl daemon-reload; systemctl reset-failed "$service" 2>/dev/null; echo changed; fi
+            true
+            """;
+
+    private static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+}
