@@ -61,15 +61,18 @@ final class ClusterRun implements AutoCloseable {
         return new ClusterRun(desired, options);
     }
 
-    /**
-     * Facts of every member, and the client files of the hosts that hold clients without running a
-     * member ({@link ClientHostFacts#hostsToAsk}); unreachable hosts are listed, not thrown, so all
-     * are reported at once.
-     */
+    /** Facts of every member; unreachable hosts are listed, not thrown, so all are reported at once. */
     Facts gather() {
-        Facts facts = gather(connections, forks, desired.members().stream().map(Member::host).toList(),
-                desired.inventory().hosts(), probes);
-        return facts.withClientHosts(gatherClientHosts(connections, forks, ClientHostFacts.hostsToAsk(desired, pki())));
+        return gather(connections, forks, desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), probes);
+    }
+
+    /**
+     * {@link #gather()}, and the client files of the hosts that hold clients without running a
+     * member ({@link ClientHostFacts#hostsToAsk}): for the commands that change those (plan, apply,
+     * destroy); the others leave those hosts alone.
+     */
+    Facts gatherWithClientHosts() {
+        return gather().withClientHosts(gatherClientHosts(connections, forks, ClientHostFacts.hostsToAsk(desired, pki())));
     }
 
     /** The client files of {@code hosts}, hosts that run no member: one round trip a host, that probe alone. */

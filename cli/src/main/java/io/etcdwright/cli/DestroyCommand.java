@@ -12,7 +12,8 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
-@Command(name = "destroy", description = {"Stop etcd and remove its unit, config, certificates and binaries from the members.",
+@Command(name = "destroy", description = {"Stop etcd and remove its unit, config, certificates and binaries from the members,",
+        "and the client files it placed on hosts that run no member.",
         "Data directories are kept unless --wipe-data is given."})
 final class DestroyCommand implements Callable<Integer> {
     @Mixin
@@ -38,8 +39,9 @@ final class DestroyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterRun run = ClusterRun.open(input, connection);
              ClusterLocks held = ClusterLocks.take(run.desired, "destroy", locks, out)) {
-            ClusterRun.Facts facts = run.gather();
-            Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), facts.unreachable(), run.layout, wipeData);
+            ClusterRun.Facts facts = run.gatherWithClientHosts();
+            Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), facts.unreachable(), run.layout, wipeData,
+                    facts.clientHosts(), run.pki().clientHosts());
             PlanPrinter.text(plan, false, out, "Nothing to destroy: no etcd of cluster " + plan.subject() + " is left on its members.");
             if (plan.isRefused()) {
                 return Main.ERROR;
@@ -52,7 +54,7 @@ final class DestroyCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("Not destroyed: no confirmation (pass --yes to skip the question).");
                 return Main.ERROR;
             }
-            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(plan);
+            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out)).run(plan);
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             return recap.succeeded() ? Main.OK : Main.ERROR;
         }

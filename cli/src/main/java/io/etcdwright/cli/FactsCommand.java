@@ -12,6 +12,7 @@ import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.cluster.FactsView;
+import io.etcdwright.modules.pki.ClientHostFacts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -60,7 +61,7 @@ final class FactsCommand implements Callable<Integer> {
             hosts = desired.members().stream().map(m -> m.host()).toList();
             layout = Layouts.of(desired);
             cluster = desired.spec().name();
-            clientHosts = io.etcdwright.modules.pki.ClientHostFacts.hostsToAsk(desired, Pkis.of(desired));
+            clientHosts = ClientHostFacts.hostsToAsk(desired, Pkis.of(desired));
         } else {
             inventory = InventoryLoader.load(inventoryFile);
             hosts = List.copyOf(inventory.hosts().values());
@@ -95,6 +96,15 @@ final class FactsCommand implements Callable<Integer> {
                 if (report instanceof HostReport.Reachable r) {
                     out.print(FactsView.text(FactsView.of(address, EtcdHostFacts.from(r.facts(), probes), r.facts().gatherTime(),
                             r.facts().clockSkewMillis())));
+                } else if (report instanceof HostReport.Unreachable u) {
+                    out.print(FactsView.text(FactsView.unreachable(u.host(), address, u.reason().name(), u.message())));
+                }
+            }
+            for (HostReport report : facts.clientReports()) {
+                InventoryHost host = inventory.hosts().get(report.host());
+                String address = host == null ? "" : host.address();
+                if (report instanceof HostReport.Reachable r) {
+                    out.print(FactsView.clientHostText(r.host(), address, r.facts().get(ClientHostFacts.PROBE)));
                 } else if (report instanceof HostReport.Unreachable u) {
                     out.print(FactsView.text(FactsView.unreachable(u.host(), address, u.reason().name(), u.message())));
                 }

@@ -105,7 +105,7 @@ final class PlanCommand implements Callable<Integer> {
     /** As {@link #make(ClusterRun, boolean, boolean, ConvergePlanner.Timeouts)}, a new cluster bootstrapping with {@code token}. */
     static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts,
                      Optional<String> newClusterToken) {
-        return plan(run.desired, run.layout, run.gather(), snapshot, allowDowntime, timeouts, true, newClusterToken);
+        return plan(run.desired, run.layout, run.gatherWithClientHosts(), snapshot, allowDowntime, timeouts, true, newClusterToken);
     }
 
     /**

@@ -153,4 +153,40 @@ class ClientHostsScenarioTest {
         assertTrue(step.after().contains("cluster/clients"), step.after().toString());
         assertTrue(step.reason().contains("kube-apiserver-etcd-client: "), step.reason());
     }
+
+    private Plan destroy(ClientHostFacts clients) {
+        ClusterRun.Facts facts = scenarios.facts(named);
+        return io.etcdwright.modules.teardown.TeardownPlanner.plan("c", facts.byHost(), facts.unreachable(),
+                io.etcdwright.modules.EtcdLayout.DEFAULT, false, clients, pki.clientHosts());
+    }
+
+    @Test
+    void destroyRemovesTheClientFilesOfAHostThatRunsNoMemberAndOnlyThose() throws IOException {
+        pki.clientHosts().add("h4");
+        Plan plan = destroy(h4(landed()));
+        assertTrue(PlannerScenarios.shape(plan).containsAll(List.of("h1/service", "h2/service", "h3/service", "h4/client-files")),
+                PlannerScenarios.shape(plan).toString());
+        assertTrue(plan.steps().stream().filter(s -> s.id().startsWith("h4/")).count() == 1, "nothing of etcd's on h4");
+        Step step = step(plan, "h4/client-files");
+        assertEquals("remove " + KEY + ", " + CERT + ", " + CA + " (client files; runs no member)", step.summary());
+        assertEquals(List.of("h4"), pki.clientHosts().hosts(), "struck off only by the destroy, once the files are gone");
+        // Recorded but holding nothing: struck off; neither recorded nor holding anything: no step.
+        assertEquals("forget h4 as a client host (it holds no client files)", step(destroy(h4(Map.of())), "h4/client-files").summary());
+        pki.clientHosts().remove("h4");
+        assertTrue(destroy(h4(Map.of())).steps().stream().noneMatch(s -> s.id().startsWith("h4/")));
+    }
+
+    @Test
+    void destroyWarnsOfClientHostsItCannotReachAndOfRecordedHostsGoneFromTheInventory() {
+        pki.clientHosts().add("h4");
+        pki.clientHosts().add("cp9");
+        Plan plan = destroy(new ClientHostFacts(Map.of(), Map.of("h4", "connection timed out")));
+        assertTrue(plan.refusals().isEmpty(), "a control plane host that does not answer does not hold up the members' teardown");
+        assertTrue(plan.steps().stream().noneMatch(s -> s.id().startsWith("h4/")));
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.startsWith("client host h4 could not be reached (connection timed out):"
+                + " its client files stay there")), plan.warnings().toString());
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.startsWith("client host cp9 was given client files but is not in the"
+                + " inventory: run 'rm -f -- " + CA)), plan.warnings().toString());
+        assertEquals(List.of("h4", "cp9"), pki.clientHosts().hosts(), "both stay recorded");
+    }
 }

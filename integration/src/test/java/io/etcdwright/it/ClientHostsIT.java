@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * members, and the spec names h4 for the kube-apiserver client. After apply h4 holds that client's
  * certificate and key (0600) and the CA, nothing of etcd's; an etcdctl run on h4 with those files
  * is served by the cluster; no member holds a shared client key. Once the spec stops naming h4, the
- * apply removes its files, and the next plan is empty. One cluster for the class.
+ * apply removes its files, and the next plan is empty; named again, destroy removes them too. One
+ * cluster for the class.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClientHostsIT {
@@ -118,5 +119,27 @@ class ClientHostsIT {
         assertEquals("", Testbed.ssh(4, "ls -A /etc/etcd/pki").strip(), "h4 holds no client file any more");
         Cli.Run again = Cli.run("plan", "-i", INV, "-f", spec("unnamed.yaml"), "--detailed-exitcode");
         assertEquals(0, again.exitCode(), "a second plan is empty: " + again.all());
+    }
+
+    @Test
+    @Order(3)
+    void destroyRemovesTheFilesItPlacedOnTheHostAndForgetsIt() {
+        Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec("named.yaml"), "--yes");
+        assertEquals(0, apply.exitCode(), apply.all());
+        Cli.Run facts = Cli.run("facts", "-i", INV, "-f", spec("named.yaml"));
+        assertEquals(0, facts.exitCode(), facts.all());
+        assertTrue(facts.out().contains("h4 (" + Testbed.address(4) + ")  client files only, runs no member")
+                && facts.out().contains("kube-apiserver-etcd-client.key 600 root:root"), facts.out());
+
+        Cli.Run destroy = Cli.run("destroy", "-i", INV, "-f", spec("named.yaml"), "--yes");
+        assertEquals(0, destroy.exitCode(), destroy.all());
+        assertTrue(destroy.out().contains("remove " + PKI + "kube-apiserver-etcd-client.key, " + PKI
+                + "kube-apiserver-etcd-client.crt, " + PKI + "ca.crt (client files; runs no member)"), destroy.out());
+        assertEquals("", Testbed.ssh(4, "ls -A /etc/etcd/pki").strip(), "h4 holds no client file after destroy");
+        assertEquals(0, Testbed.sshStatus(4, "test -d /etc/etcd/pki"), "only files are removed, never a directory");
+        // Struck off the record and nothing left: a second destroy has nothing to do on any host.
+        Cli.Run again = Cli.run("destroy", "-i", INV, "-f", spec("named.yaml"), "--yes");
+        assertEquals(0, again.exitCode(), again.all());
+        assertTrue(again.out().contains("Nothing to destroy"), again.out());
     }
 }

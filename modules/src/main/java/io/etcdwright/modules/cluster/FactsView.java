@@ -156,6 +156,24 @@ public final class FactsView {
         return s.toString();
     }
 
+    /**
+     * A host that holds client files without running a member, as text: which of etcdwright's
+     * files it has, with mode and owner (their content is in the JSON output, keys by digest only).
+     */
+    public static String clientHostText(String host, String address, Map<String, io.etcdwright.engine.facts.FileState> files) {
+        StringBuilder s = new StringBuilder();
+        s.append(host).append(" (").append(address).append(")  client files only, runs no member\n");
+        List<io.etcdwright.engine.facts.FileState> present = files.values().stream()
+                .filter(io.etcdwright.engine.facts.FileState::exists).toList();
+        if (present.isEmpty()) {
+            line(s, "files", "none");
+        }
+        for (io.etcdwright.engine.facts.FileState f : present) {
+            line(s, "file", f.path().substring(EtcdLayout.PKI_DIR.length() + 1) + " " + f.mode() + " " + f.owner() + ":" + f.group());
+        }
+        return s.toString();
+    }
+
     private static void line(StringBuilder s, String label, String text) {
         s.append(String.format("  %-8s %s%n", label, text));
     }

@@ -11,15 +11,21 @@ import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.backup.schedule.ScheduleLayout;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.data.DataDirWipe;
+import io.etcdwright.modules.pki.ClientHostFacts;
+import io.etcdwright.modules.pki.ClientHostFiles;
+import io.etcdwright.modules.pki.ClientHostsRecord;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The teardown module: stop and remove what etcdwright put on the hosts. Data directories stay
  * unless the operator passed --wipe-data: deleting a member's data is the one thing here that
  * cannot be undone. The etcd user and group stay too, so files anyone else owns keep an owner.
+ * Hosts given client files without running a member lose exactly those files (their directory
+ * may hold anyone's, so it stays) and are struck off the workstation's record of them.
  */
 public final class TeardownPlanner {
     private TeardownPlanner() {
@@ -46,8 +52,13 @@ public final class TeardownPlanner {
         return new RemoteCommand.Exec(argv);
     }
 
+    /**
+     * @param clients what the hosts that hold client files without running a member have
+     *                ({@link ClientHostFacts#hostsToAsk}: those the spec names and those recorded)
+     * @param record  the workstation's record of those hosts, struck off as their files go
+     */
     public static Plan plan(String clusterName, Map<String, EtcdHostFacts> facts, Map<String, String> unreachable,
-                            EtcdLayout layout, boolean wipeData) {
+                            EtcdLayout layout, boolean wipeData, ClientHostFacts clients, ClientHostsRecord record) {
         if (!unreachable.isEmpty()) {
             List<io.etcdwright.engine.plan.Refusal> refusals = new ArrayList<>();
             unreachable.forEach((host, why) -> refusals.add(new io.etcdwright.engine.plan.Refusal("unreachable-host", host,
@@ -127,7 +138,46 @@ public final class TeardownPlanner {
                 }
             }
         }
+        clientFiles(clients, record, facts.keySet(), steps, warnings);
         return new Plan(clusterName, steps, List.of(), warnings);
+    }
+
+    /**
+     * The client files of each host that runs no member, removed (only etcdwright's file names,
+     * as apply removes them once a host is no longer named), and the host struck off the record
+     * after them. A host that cannot be reached is warned about and stays recorded: a teardown
+     * of the members must not wait on a control plane host, and a destroy run again finds it.
+     */
+    private static void clientFiles(ClientHostFacts clients, ClientHostsRecord record, Set<String> memberHosts,
+                                    List<Step> steps, List<String> warnings) {
+        String paths = String.join(" ", ClientHostFacts.allPaths());
+        List<String> recorded = record.hosts();
+        clients.files().keySet().stream().sorted().forEach(host -> {
+            List<String> surplus = ClientHostFiles.surplus(Set.of(), clients.files().get(host));
+            if (surplus.isEmpty() && !recorded.contains(host)) {
+                return;
+            }
+            steps.add(Step.on(host, "teardown", "client-files").kind(ChangeKind.DELETE)
+                    .summary(surplus.isEmpty() ? "forget " + host + " as a client host (it holds no client files)"
+                            : "remove " + String.join(", ", surplus) + " (client files; runs no member)")
+                    .reason(surplus.isEmpty() ? "recorded as given client files" : "given by etcdwright; the directory stays")
+                    .observed(String.join(" ", surplus))
+                    .does(ctx -> {
+                        boolean changed = !surplus.isEmpty() && ClientHostFiles.remove(ctx.session(), surplus);
+                        // Struck off only once the files are gone: a destroy killed before finds the host again.
+                        changed |= record.remove(host);
+                        return changed ? Outcome.CHANGED : Outcome.OK;
+                    }));
+        });
+        new java.util.TreeMap<>(clients.unreachable()).forEach((host, why) -> warnings.add("client host " + host
+                + " could not be reached (" + why + "): its client files stay there; destroy again once it answers, or run"
+                + " 'rm -f -- " + paths + "' there yourself"));
+        for (String host : recorded) {
+            if (!memberHosts.contains(host) && !clients.files().containsKey(host) && !clients.unreachable().containsKey(host)) {
+                warnings.add("client host " + host + " was given client files but is not in the inventory: run 'rm -f -- "
+                        + paths + "' there yourself if it still exists");
+            }
+        }
     }
 
     /** CHANGED when the command said it removed anything. */
