@@ -36,6 +36,9 @@ public final class PkiSteps {
      * client certificates (admin, kube-apiserver) that are missing or due.
      */
     public static List<Step> workstation(ClusterPki pki) {
+        if (pki.trustOnly()) {
+            return List.of(); // nothing to issue: the admin's certificate is checked by TrustOnlyChecks
+        }
         List<Step> steps = new ArrayList<>();
         caStep(pki).ifPresent(steps::add);
         clientStep(pki, List.copyOf(steps)).ifPresent(steps::add);
@@ -177,7 +180,7 @@ public final class PkiSteps {
         return changed ? Outcome.CHANGED : Outcome.OK;
     }
 
-    private static boolean land(HostSession session, Placement p, FileState have, byte[] content) {
+    static boolean land(HostSession session, Placement p, FileState have, byte[] content) {
         if (have.hasContent(content) && have.hasAttributes(p.mode(), p.owner(), p.group())) {
             return false;
         }
@@ -259,7 +262,7 @@ public final class PkiSteps {
         return paths;
     }
 
-    private static byte[] read(Path file) {
+    static byte[] read(Path file) {
         try {
             return Files.readAllBytes(file);
         } catch (IOException e) {
