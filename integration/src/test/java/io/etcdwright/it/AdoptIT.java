@@ -135,14 +135,15 @@ class AdoptIT {
         Map<String, String> idsBefore = handmade("package", 3, "3.5.16", "Etcd Cluster");
         Path spec = home.resolve("package.yaml");
 
-        // Refused, every reason said, nothing written: the token is no cluster name, and no CA key is on any host.
+        // Refused, nothing written: the token is no cluster name.
         Cli.Run noName = importCluster(spec);
         assertEquals(1, noName.exitCode(), noName.all());
         assertTrue(noName.err().contains("give one with --name NAME"), noName.all());
-        Cli.Run noKey = importCluster(spec, "--name", "packaged");
-        assertEquals(1, noKey.exitCode(), noKey.all());
-        assertTrue(noKey.err().contains("give the key with --ca-key FILE"), noKey.all());
         assertFalse(Files.exists(spec));
+        // No CA key on any host and none given: imported trust-only (here only read; the keyed import below is applied).
+        Cli.Run noKey = importCluster(home.resolve("package-trust-only.yaml"), "--name", "packaged-trust-only");
+        assertEquals(0, noKey.exitCode(), noKey.all());
+        assertTrue(noKey.err().contains("the cluster is operated trust-only"), noKey.all());
 
         Cli.Run imported = importCluster(spec, "--name", "packaged", "--ca-key", caDir.resolve("ca.key").toString());
         assertEquals(0, imported.exitCode(), imported.all());
@@ -190,14 +191,14 @@ class AdoptIT {
                     + " /etc/etcd/pki/server.key").strip(), "h" + h);
         }
 
-        // Certificates due for renewal (renewBeforeDays beyond their 365 days of validity) need issuing: refused, saying which.
+        // Certificates due for renewal (renewBeforeDays as long as their 365 days of validity) need issuing: refused, saying which.
         Path due = home.resolve("trust-only-due.yaml");
-        Files.writeString(due, written.replace("  pki:\n", "  pki:\n    renewBeforeDays: 364\n"));
+        Files.writeString(due, written.replace("  pki:\n", "  pki:\n    validityDays: 400\n    renewBeforeDays: 365\n"));
         Cli.Run refused = Cli.run("plan", "-i", INV, "-f", due.toString(), "-o", "json");
         assertEquals(1, refused.exitCode(), refused.all());
         JsonNode refusals = new ObjectMapper().readTree(refused.out()).get("refusals");
         assertEquals(4, refusals.size(), refused.out());
-        assertTrue(refusals.toString().contains("server (/etc/etcd/pki/server.crt): expires in 364 days (renews 364 days before"
+        assertTrue(refusals.toString().contains("server (/etc/etcd/pki/server.crt): expires in 364 days (renews 365 days before"
                 + " expiry)"), refused.out());
         assertTrue(refusals.toString().contains("give the CA key (tls.pki.ca.key)"), refused.out());
     }
