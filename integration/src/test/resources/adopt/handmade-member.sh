@@ -1,20 +1,23 @@
 #!/bin/sh
 # Sets up one etcd member by hand, as kubeadm's external-etcd guide, etcdadm or a distribution
 # package would leave it (not as etcdwright would): used by AdoptIT on a test host.
-#   $1 layout: kubeadm | etcdadm | package
+#   $1 layout: kubeadm | etcdadm | package | plain (a unit with flags, plain HTTP on both sides)
 #   $2 member name  $3 this host's address  $4 initial cluster (name=https://addr:2380,...)
 #   $5 release tarball URL  $6 version  $7 cluster token
+#   $8 (optional) no-ca-key: the CA key is removed once the leaf certificates are signed (kept elsewhere)
 #   stdin: the CA certificate, then the CA key (PEM, one after the other)
 set -eu
-layout=$1 name=$2 ip=$3 initial=$4 url=$5 version=$6 token=$7
+layout=$1 name=$2 ip=$3 initial=$4 url=$5 version=$6 token=$7 cakey=${8:-keep}
 case $layout in
   kubeadm) pki=/etc/kubernetes/pki/etcd; data=/var/lib/etcd ;;
   etcdadm) pki=/etc/etcd/pki; data=/var/lib/etcd ;;
   package) pki=/etc/ssl/etcd; data=/var/lib/etcd/default ;;
+  plain) pki=; data=/var/lib/etcd ;;
   *) echo "unknown layout $layout" >&2; exit 1 ;;
 esac
-mkdir -p "$pki"
 pem=$(cat)
+if [ -n "$pki" ]; then
+mkdir -p "$pki"
 printf '%s\n' "$pem" | sed -n '/BEGIN CERTIFICATE/,/END CERTIFICATE/p' >"$pki/ca.crt"
 printf '%s\n' "$pem" | sed -n '/BEGIN .*PRIVATE KEY/,/END .*PRIVATE KEY/p' >"$pki/ca.key"
 chmod 600 "$pki/ca.key"
@@ -33,12 +36,14 @@ leaf() { # file-stem CN usages san
 leaf server "$name" serverAuth,clientAuth "DNS:$name,DNS:localhost,IP:$ip,IP:127.0.0.1"
 leaf peer "$name" serverAuth,clientAuth "DNS:$name,IP:$ip"
 leaf healthcheck-client kube-etcd-healthcheck-client clientAuth ""
+[ "$cakey" = no-ca-key ] && rm -f "$pki/ca.key" "$pki/ca.srl"
+fi
 
 t=$(mktemp -d)
 curl -fsS "$url" | tar -xz -C "$t"
 src=$t/etcd-v$version-linux-amd64
 case $layout in
-  kubeadm)
+  kubeadm|plain)
     install -m 755 "$src/etcd" "$src/etcdctl" /usr/local/bin/
     bin=/usr/local/bin/etcd ;;
   etcdadm)
@@ -85,6 +90,25 @@ ExecStart=$bin \\
   --snapshot-count=10000 --heartbeat-interval 100 --election-timeout=1000
 Restart=always
 RestartSec=5s
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+    ;;
+  plain)
+    # No TLS at all: http:// URLs, no certificate flags (a cluster on a trusted network, as some run).
+    mkdir -p "$data"
+    cat >/etc/systemd/system/etcd.service <<UNIT
+[Unit]
+Description=etcd (plain HTTP, run by systemd)
+
+[Service]
+Type=notify
+ExecStart=$bin --name $name --data-dir $data \\
+  --listen-client-urls http://127.0.0.1:2379,http://$ip:2379 --advertise-client-urls http://$ip:2379 \\
+  --listen-peer-urls http://$ip:2380 --initial-advertise-peer-urls http://$ip:2380 \\
+  --initial-cluster $initial --initial-cluster-state new --initial-cluster-token '$token'
+Restart=always
 
 [Install]
 WantedBy=multi-user.target

@@ -68,6 +68,15 @@ final class ImportCommand implements Callable<Integer> {
             description = "The CA's private key, when it is kept off the hosts (default: ca.key beside the CA certificate on a host).")
     Path caKey;
 
+    @Option(names = "--client-cert", paramLabel = "FILE",
+            description = "Trust-only (no CA key): the client certificate etcdwright connects with, issued from the cluster's CA"
+                    + " (default: one found beside the CA on a member: healthcheck-client, etcdctl-etcd-client, or kubeadm's"
+                    + " apiserver-etcd-client). With --client-key.")
+    Path clientCert;
+
+    @Option(names = "--client-key", paramLabel = "FILE", description = "The key of --client-cert.")
+    Path clientKey;
+
     @Option(names = "--artifacts-url", paramLabel = "URL", description = "artifacts.url of the written spec (a mirror of etcd's releases).")
     String artifactsUrl;
 
@@ -92,6 +101,14 @@ final class ImportCommand implements Callable<Integer> {
         if (out != null && Files.exists(out)) {
             throw new IllegalArgumentException(out + " exists: import writes a new file; remove it or give another --out");
         }
+        if ((clientCert == null) != (clientKey == null)) {
+            throw new IllegalArgumentException("--client-cert and --client-key go together: the admin client's certificate"
+                    + " and its key");
+        }
+        if (clientCert != null && caKey != null) {
+            throw new IllegalArgumentException("--client-cert is for a trust-only import (no CA key); with --ca-key etcdwright"
+                    + " issues its own admin client");
+        }
         Inventory inventory = InventoryLoader.load(inventoryFile);
         List<InventoryHost> hosts = hosts(inventory);
         List<String> notes = new ArrayList<>();
@@ -108,7 +125,12 @@ final class ImportCommand implements Callable<Integer> {
             err.println("Imported cluster " + result.clusterName() + ": " + result.members().size() + " member"
                     + (result.members().size() == 1 ? "" : "s") + " (" + String.join(", ", result.members()) + "), etcd "
                     + result.version() + ", data in " + result.dataDir() + " (kept where it is).");
-            err.println("CA imported into " + pkiDir + " (the key 0600; it stays on the workstation).");
+            if (result.trustOnly()) {
+                err.println("CA certificate imported into " + pkiDir + " without its key: the cluster is operated trust-only"
+                        + " (etcdwright issues no certificate).");
+            } else if (ClusterImport.needsCa(result.transport())) {
+                err.println("CA imported into " + pkiDir + " (the key 0600; it stays on the workstation).");
+            }
             notes.forEach(n -> err.println("note: " + n));
             err.println("Next: etcdwright plan -i " + inventoryFile + " -f " + (out == null ? "SPEC" : out)
                     + " shows the move onto etcdwright's layout: files side by side, then one member restarted at a time.");
@@ -139,6 +161,7 @@ final class ImportCommand implements Callable<Integer> {
         doc.put("etcd_version", result.map(ClusterImport.Result::version).orElse(null));
         doc.put("data_dir", result.map(ClusterImport.Result::dataDir).orElse(null));
         doc.put("pki_dir", pkiDir.map(Path::toString).orElse(null));
+        doc.put("trust_only", result.map(ClusterImport.Result::trustOnly).orElse(false));
         doc.put("notes", List.copyOf(notes));
         doc.put("refusals", List.copyOf(refusals));
         return doc;
@@ -187,37 +210,26 @@ final class ImportCommand implements Callable<Integer> {
                 throw new ClusterImport.Refused(problems);
             }
             String clusterName = ClusterImport.clusterName(Optional.ofNullable(name), readings);
-            String caPem = readings.get(0).caPem();
-            String caSource = hosts.get(0).name() + ":" + readings.get(0).member().get("trusted-ca-file").orElseThrow();
-            String keyPem;
-            String keySource;
-            if (caKey != null) {
-                keyPem = Pem.readFile(caKey, "CA key");
-                keySource = caKey.toString();
-            } else {
-                Optional<String> on = raw.keySet().stream().filter(h -> raw.get(h).caKeyPath().isPresent()).findFirst();
-                if (on.isEmpty()) {
-                    throw new ClusterImport.Refused(List.of("no CA key beside " + caSource + " on any host: without it etcdwright"
-                            + " could operate this cluster but not issue its certificates, and importing trust only is not"
-                            + " supported yet; give the key with --ca-key FILE"));
-                }
-                String path = raw.get(on.get()).caKeyPath().get();
-                keyPem = readers.get(on.get()).readSecret(path);
-                keySource = on.get() + ":" + path;
-                notes.add("the CA key is on host " + on.get() + " (" + path + "): etcdwright keeps CA keys off hosts;"
-                        + " once the import is done and a copy is safe, remove it there");
-            }
-            CertificateAuthority ca = CertificateAuthority.of(caPem, caSource, keyPem, keySource, Clock.systemUTC());
             Path pkiDir = EtcdwrightHome.pkiDir(clusterName);
-            ca.writeTo(pkiDir);
+            Optional<ClusterImport.TrustOnly> trustOnly = Optional.empty();
+            if (ClusterImport.needsCa(ClusterImport.transport(readings))) {
+                trustOnly = importCa(hosts, readings, raw, readers, pkiDir, notes);
+            } else {
+                notes.add("no CA to import (plain HTTP on both sides): etcdwright makes its own in " + pkiDir
+                        + " and issues the members' certificates from it, unused until the spec says mutual-tls");
+            }
             Pki defaults = Pki.defaults();
             ClusterPki pki = new ClusterPki(new ClusterPki.Settings(clusterName, pkiDir, Optional.empty(), Optional.empty(),
                     KeyAlgorithm.fromName(defaults.keyAlgorithm()), Duration.ofDays(defaults.validityDays()),
                     Duration.ofDays(defaults.renewBeforeDays()), Duration.ofDays(defaults.caValidityDays()), List.of()),
                     Clock.systemUTC());
-            // The admin client the plan would issue anyway: it asks etcd for the members, as apply will.
             ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-            pki.ensure(admin, pki.clientRequest(HostCertificates.ADMIN));
+            if (trustOnly.isEmpty()) {
+                // The admin client the plan would issue anyway: it asks etcd for the members, as apply will.
+                pki.ensure(admin, pki.clientRequest(HostCertificates.ADMIN));
+            } else {
+                adminClient(admin, raw, readers, pki.caCertFile(), notes);
+            }
             List<String> urls = readings.stream().map(r -> r.member().urls("advertise-client-urls").get(0).toString()).toList();
             ClusterStatus status;
             try (EtcdAdminClient client = EtcdAdminClient.connect(urls, pki.caCertFile(), admin.cert(), admin.key(),
@@ -230,9 +242,95 @@ final class ImportCommand implements Callable<Integer> {
             }
             List<ClusterImport.ListedMember> listed = status.members().stream()
                     .map((MemberStatus m) -> new ClusterImport.ListedMember(m.name(), m.peerUrls(), m.learner())).toList();
-            return ClusterImport.describe(clusterName, readings, listed, true,
+            return ClusterImport.describe(clusterName, readings, listed, trustOnly,
                     new ClusterImport.Artifacts(Optional.ofNullable(artifactsUrl), Optional.ofNullable(checksumsUrl)));
         }
+    }
+
+    /**
+     * The CA the members trust into the workstation's PKI directory: with its key, or without it
+     * (trust-only: the certificate alone, and where the members keep their own certificates).
+     */
+    private Optional<ClusterImport.TrustOnly> importCa(List<InventoryHost> hosts, List<ClusterImport.HostReading> readings, Map<String, ForeignHost.Reading> raw,
+                          Map<String, ForeignHost> readers, Path pkiDir, List<String> notes) {
+        String caPem = readings.get(0).caPem();
+        String caSource = hosts.get(0).name() + ":" + readings.get(0).member().trustedCaFile().orElseThrow();
+        String keyPem;
+        String keySource;
+        if (caKey != null) {
+            keyPem = Pem.readFile(caKey, "CA key");
+            keySource = caKey.toString();
+        } else {
+            Optional<String> on = raw.keySet().stream().filter(h -> raw.get(h).caKeyPath().isPresent()).findFirst();
+            if (on.isEmpty()) {
+                return Optional.of(trustOnly(readings, raw, caPem, pkiDir));
+            }
+            String path = raw.get(on.get()).caKeyPath().get();
+            keyPem = readers.get(on.get()).readSecret(path);
+            keySource = on.get() + ":" + path;
+            notes.add("the CA key is on host " + on.get() + " (" + path + "): etcdwright keeps CA keys off hosts;"
+                    + " once the import is done and a copy is safe, remove it there");
+        }
+        CertificateAuthority.of(caPem, caSource, keyPem, keySource, Clock.systemUTC()).writeTo(pkiDir);
+        return Optional.empty();
+    }
+
+    /**
+     * No CA key anywhere: the CA certificate alone into the PKI directory (named by the spec's
+     * tls.pki.ca.cert), the members' certificate paths for tls.pki.fromHosts.
+     */
+    private ClusterImport.TrustOnly trustOnly(List<ClusterImport.HostReading> readings, Map<String, ForeignHost.Reading> raw,
+                                              String caPem, Path pkiDir) {
+        Optional<String> healthcheck = raw.values().iterator().next().clientCertPath()
+                .filter(c -> c.endsWith("/healthcheck-client.crt") && raw.values().stream()
+                        .allMatch(r -> r.clientCertPath().equals(Optional.of(c))));
+        Map<String, io.etcdwright.engine.spec.Pki.HostFiles> fromHosts = ClusterImport.fromHosts(readings, healthcheck);
+        Pem.readCertificate(caPem, "the CA certificate");
+        Path caFile = pkiDir.resolve(CertificateAuthority.CERTIFICATE_FILE).toAbsolutePath();
+        io.etcdwright.modules.pki.SecureFiles.writePublic(caFile, caPem.strip() + "\n", "CA certificate");
+        return new ClusterImport.TrustOnly(caFile.toString(), fromHosts);
+    }
+
+    /**
+     * Trust-only: the admin client etcdwright connects with, which it cannot issue: the operator's
+     * (--client-cert/--client-key) or one found on a member, copied into the PKI directory (the key
+     * 0600, never printed). It must be a client certificate of the cluster's CA.
+     */
+    private void adminClient(ClusterPki.LocalPair admin, Map<String, ForeignHost.Reading> raw, Map<String, ForeignHost> readers,
+                             Path caFile, List<String> notes) {
+        String certPem;
+        String keyPem;
+        String source;
+        if (clientCert != null) {
+            certPem = Pem.readFile(clientCert, "client certificate");
+            keyPem = Pem.readFile(clientKey, "client key");
+            source = clientCert.toString();
+        } else {
+            Optional<String> on = raw.keySet().stream().filter(h -> raw.get(h).clientCertPath().isPresent()).findFirst();
+            if (on.isEmpty()) {
+                throw new ClusterImport.Refused(List.of("no CA key and no client certificate: etcdwright needs one for its own"
+                        + " connection (health checks, member list, snapshots) and cannot issue it without the CA key; give one"
+                        + " issued from the cluster's CA with --client-cert FILE --client-key FILE, or the CA key with --ca-key FILE"));
+            }
+            String path = raw.get(on.get()).clientCertPath().get();
+            certPem = readers.get(on.get()).readPublic(path).orElseThrow(() -> new ClusterImport.Refused(List.of(on.get()
+                    + ": cannot read " + path)));
+            keyPem = readers.get(on.get()).readSecret(ForeignHost.keyOf(path));
+            source = on.get() + ":" + path;
+        }
+        List<String> problems = new io.etcdwright.modules.pki.RenewalPolicy(Duration.ZERO).inUse(Optional.of(certPem), source,
+                io.etcdwright.modules.pki.Purpose.CLIENT, List.of(), Pem.readCertificate(Pem.readFile(caFile, "CA certificate"),
+                        caFile.toString()), java.time.Instant.now());
+        if (!problems.isEmpty()) {
+            throw new ClusterImport.Refused(List.of("the client certificate " + source + " cannot be etcdwright's: "
+                    + String.join("; ", problems) + "; give another with --client-cert FILE --client-key FILE, or the CA key"
+                    + " with --ca-key FILE"));
+        }
+        io.etcdwright.modules.pki.SecureFiles.writePublic(admin.cert(), certPem.strip() + "\n", "admin client certificate");
+        io.etcdwright.modules.pki.SecureFiles.writePrivate(admin.key(), keyPem, "admin client key");
+        notes.add("etcdwright's admin client (for health checks, member list, snapshots) is " + source + ", copied to "
+                + admin.cert() + " (its key 0600, on the workstation only); trust-only, replace it there yourself before"
+                + " it expires");
     }
 
     /** The spec, checked as plan would load it, then written where the operator asked (or printed, when {@code stdout} is given). */

@@ -371,17 +371,21 @@ class JsonOutputSchemaTest {
         Map<String, String> flags = Map.of("name", "h1", "data-dir", "/var/lib/etcd",
                 "advertise-client-urls", "https://10.82.0.11:2379", "initial-advertise-peer-urls", "https://10.82.0.11:2380",
                 "cert-file", "/etc/etcd/pki/server.crt", "peer-cert-file", "/etc/etcd/pki/peer.crt",
-                "trusted-ca-file", "/etc/etcd/pki/ca.crt", "client-cert-auth", "true", "peer-client-cert-auth", "true");
+                "key-file", "/etc/etcd/pki/server.key", "peer-key-file", "/etc/etcd/pki/peer.key",
+                "trusted-ca-file", "/etc/etcd/pki/ca.crt", "client-cert-auth", "true");
         io.etcdwright.modules.adopt.ClusterImport.HostReading reading = new io.etcdwright.modules.adopt.ClusterImport.HostReading(
                 new io.etcdwright.modules.adopt.ClusterImport.InventoryMember("h1", "h1", "10.82.0.11"),
                 new io.etcdwright.modules.adopt.ForeignMember("h1", "h1:/etc/systemd/system/etcd.service", "/opt/bin/etcd", flags),
                 "3.4.23", "-----BEGIN CERTIFICATE-----\n", List.of());
         io.etcdwright.modules.adopt.ClusterImport.Result result = io.etcdwright.modules.adopt.ClusterImport.describe("etcdadm-7d3f1a",
                 List.of(reading), List.of(new io.etcdwright.modules.adopt.ClusterImport.ListedMember("h1",
-                        List.of("https://10.82.0.11:2380"), false)), true, io.etcdwright.modules.adopt.ClusterImport.Artifacts.DEFAULT);
+                        List.of("https://10.82.0.11:2380"), false)), Optional.of(new io.etcdwright.modules.adopt.ClusterImport.TrustOnly(
+                        "/ws/pki/ca.crt", io.etcdwright.modules.adopt.ClusterImport.fromHosts(List.of(reading), Optional.empty()))),
+                io.etcdwright.modules.adopt.ClusterImport.Artifacts.DEFAULT);
         JsonNode json = conforms("import", Json.write(ImportCommand.document(Optional.of(result), Optional.of(Path.of("adopted.yaml")),
                 Optional.of(dir.resolve("pki")), List.of("the CA key is on host h1 (/etc/etcd/pki/ca.key)"), List.of())));
         assertTrue(json.path("imported").asBoolean());
+        assertTrue(json.path("trust_only").asBoolean(), json.toString());
         assertEquals("etcdadm-7d3f1a", json.path("cluster").asText());
         assertTrue(json.path("spec").asText().contains("dataDir: /var/lib/etcd"), json.toString());
         JsonNode refused = conforms("import", Json.write(ImportCommand.document(Optional.empty(), Optional.empty(), Optional.empty(),

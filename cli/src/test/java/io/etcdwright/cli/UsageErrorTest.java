@@ -26,4 +26,14 @@ class UsageErrorTest {
         String nested = usageError("backups", "list", "--bogus");
         assertTrue(nested.contains("Run 'etcdwright backups list --help' for usage."), nested);
     }
+
+    @Test
+    void importsClientCertificateGoesWithItsKeyAndOnlyWithoutTheCaKey() {
+        // Refused before the inventory is read (it does not exist here), so no host is contacted.
+        String alone = usageError("import", "-i", "no-such-inventory.yaml", "--client-cert", "admin.crt");
+        assertTrue(alone.contains("--client-cert and --client-key go together"), alone);
+        String both = usageError("import", "-i", "no-such-inventory.yaml", "--client-cert", "admin.crt", "--client-key",
+                "admin.key", "--ca-key", "ca.key");
+        assertTrue(both.contains("--client-cert is for a trust-only import (no CA key)"), both);
+    }
 }

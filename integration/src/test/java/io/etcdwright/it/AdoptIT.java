@@ -135,14 +135,15 @@ class AdoptIT {
         Map<String, String> idsBefore = handmade("package", 3, "3.5.16", "Etcd Cluster");
         Path spec = home.resolve("package.yaml");
 
-        // Refused, every reason said, nothing written: the token is no cluster name, and no CA key is on any host.
+        // Refused, nothing written: the token is no cluster name.
         Cli.Run noName = importCluster(spec);
         assertEquals(1, noName.exitCode(), noName.all());
         assertTrue(noName.err().contains("give one with --name NAME"), noName.all());
-        Cli.Run noKey = importCluster(spec, "--name", "packaged");
-        assertEquals(1, noKey.exitCode(), noKey.all());
-        assertTrue(noKey.err().contains("give the key with --ca-key FILE"), noKey.all());
         assertFalse(Files.exists(spec));
+        // No CA key on any host and none given: imported trust-only (here only read; the keyed import below is applied).
+        Cli.Run noKey = importCluster(home.resolve("package-trust-only.yaml"), "--name", "packaged-trust-only");
+        assertEquals(0, noKey.exitCode(), noKey.all());
+        assertTrue(noKey.err().contains("the cluster is operated trust-only"), noKey.all());
 
         Cli.Run imported = importCluster(spec, "--name", "packaged", "--ca-key", caDir.resolve("ca.key").toString());
         assertEquals(0, imported.exitCode(), imported.all());
@@ -153,6 +154,89 @@ class AdoptIT {
         checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
         applied(spec);
         convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd/default");
+    }
+
+    @Test
+    void aClusterWhoseCaKeyIsKeptElsewhereIsAdoptedTrustOnly() throws Exception {
+        // kubeadm's layout with the CA key removed from every host, and no --ca-key: etcdwright issues nothing.
+        Map<String, String> idsBefore = handmade("kubeadm", 3, "3.5.16", "trust-only", "no-ca-key");
+        Path spec = home.resolve("trust-only.yaml");
+        Cli.Run imported = importCluster(spec, "-o", "json");
+        assertEquals(0, imported.exitCode(), imported.all());
+        JsonNode doc = new ObjectMapper().readTree(imported.out());
+        assertTrue(doc.get("trust_only").asBoolean(), imported.out());
+        assertTrue(doc.get("notes").toString().contains("operated trust-only (no CA key)"), imported.out());
+        assertTrue(doc.get("notes").toString().contains("h1:/etc/kubernetes/pki/etcd/healthcheck-client.crt"), imported.out());
+        Path pki = home.resolve("clusters/trust-only/pki");
+        String written = Files.readString(spec);
+        assertTrue(written.contains("    ca:\n      cert: " + pki.resolve("ca.crt") + "\n    fromHosts:\n      server:\n"
+                + "        cert: /etc/kubernetes/pki/etcd/server.crt\n        key: /etc/kubernetes/pki/etcd/server.key\n"), written);
+        assertTrue(written.contains("      healthcheck-client:\n        cert: /etc/kubernetes/pki/etcd/healthcheck-client.crt\n"),
+                written);
+        assertFalse(Files.exists(pki.resolve("ca.key")), "no CA key on the workstation");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(pki.resolve("clients/admin.key"))));
+        String hostKey = Testbed.ssh(1, "grep -v -- ----- /etc/kubernetes/pki/etcd/healthcheck-client.key | tr -d '\\n'");
+        assertFalse(imported.all().replace("\\n", "").replace("\n", "").contains(hostKey.substring(0, 40)),
+                "the client key was printed");
+
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString());
+        assertTrue(plan.all().contains("trust-only (a CA certificate without its key)"), plan.all());
+        checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
+        applied(spec);
+        convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd");
+        for (int h = 1; h <= 3; h++) {
+            // The member's own pairs, copied on the host: same bytes, the key the etcd user's alone.
+            assertEquals("600 etcd etcd", Testbed.ssh(h, "cmp /etc/kubernetes/pki/etcd/server.key /etc/etcd/pki/server.key"
+                    + " && cmp /etc/kubernetes/pki/etcd/peer.crt /etc/etcd/pki/peer.crt && stat -c '%a %U %G'"
+                    + " /etc/etcd/pki/server.key").strip(), "h" + h);
+        }
+
+        // Certificates due for renewal (renewBeforeDays as long as their 365 days of validity) need issuing: refused, saying which.
+        Path due = home.resolve("trust-only-due.yaml");
+        Files.writeString(due, written.replace("  pki:\n", "  pki:\n    validityDays: 400\n    renewBeforeDays: 365\n"));
+        Cli.Run refused = Cli.run("plan", "-i", INV, "-f", due.toString(), "-o", "json");
+        assertEquals(1, refused.exitCode(), refused.all());
+        JsonNode refusals = new ObjectMapper().readTree(refused.out()).get("refusals");
+        assertEquals(4, refusals.size(), refused.out());
+        assertTrue(refusals.toString().contains("server (/etc/etcd/pki/server.crt): expires in 364 days (renews 365 days before"
+                + " expiry)"), refused.out());
+        assertTrue(refusals.toString().contains("give the CA key (tls.pki.ca.key)"), refused.out());
+    }
+
+    @Test
+    void aPlainHttpClusterIsAdoptedAsPlaintextUnderWrites() throws Exception {
+        // No TLS anywhere: http:// on clients and peers, no CA to import.
+        Map<String, String> idsBefore = handmade("plain", 3, "3.5.16", "plain-http");
+        Path spec = home.resolve("plain.yaml");
+        Cli.Run imported = importCluster(spec);
+        assertEquals(0, imported.exitCode(), imported.all());
+        String written = Files.readString(spec);
+        assertTrue(written.contains("tls:\n  transport:\n    clients: plaintext\n    peers: plaintext\n"), written);
+        assertTrue(imported.err().contains("note: clients speak plain HTTP") && imported.err().contains("note: no CA to import"),
+                imported.all());
+        assertFalse(imported.err().contains("CA imported"), imported.all());
+
+        checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
+        Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
+        assertTrue(env.get("ETCDCTL_ENDPOINTS").startsWith("http://"), env.toString());
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("adopt-plain.acks"))) {
+            load.awaitMore(200, Duration.ofSeconds(60));
+            applied(spec);
+            load.awaitMore(100, Duration.ofSeconds(30));
+            WriteLoad.Report report = WriteLoad.checkNothingLost(env, load.stop(), "adopt a plain-HTTP cluster", 3);
+            System.out.println("[adopt plain] " + report);
+        }
+        convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd", null);
+
+        // What the operator does next: mutual-tls in the spec plans the live move (its rounds), not a refusal.
+        Path tls = home.resolve("plain-to-tls.yaml");
+        Files.writeString(tls, written.replace("clients: plaintext", "clients: mutual-tls").replace("peers: plaintext",
+                "peers: mutual-tls"));
+        Cli.Run move = Cli.run("plan", "-i", INV, "-f", tls.toString(), "-o", "json");
+        assertEquals(0, move.exitCode(), move.all());
+        JsonNode moveDoc = new ObjectMapper().readTree(move.out());
+        assertEquals(0, moveDoc.get("refusals").size(), move.out());
+        assertTrue(move.out().contains("transport-round-3"), move.out());
     }
 
     private static void applied(Path spec) {
@@ -228,16 +312,21 @@ class AdoptIT {
 
     /** Healthy, etcdwright's unit and user on every member, same member ids, data where it was, the next plan empty. */
     private static void convergedKeepingData(Path spec, int members, Map<String, String> idsBefore, String dataDir) {
+        convergedKeepingData(spec, members, idsBefore, dataDir, "/etc/etcd/pki");
+    }
+
+    /** As above, etcdctl on the hosts using etcdwright's layout's certificates in {@code pki} (null: plain HTTP). */
+    private static void convergedKeepingData(Path spec, int members, Map<String, String> idsBefore, String dataDir, String pki) {
         Cli.Run status = Cli.run("status", "-i", INV, "-f", spec.toString());
         assertEquals(0, status.exitCode(), status.all());
-        assertEquals(idsBefore, memberIds(1, "/etc/etcd/pki", "/usr/local/bin/etcdctl"));
+        assertEquals(idsBefore, memberIds(1, pki, "/usr/local/bin/etcdctl"));
         for (int h = 1; h <= members; h++) {
             assertEquals("etcd /opt/etcd/", Testbed.ssh(h, "ps -o user=,cmd= -C etcd").strip().replaceAll("\\s+", " ")
                     .substring(0, 15), "h" + h);
             assertEquals(0, Testbed.sshStatus(h, "test -d " + dataDir + "/member/wal && grep -qx 'data-dir: " + dataDir
                     + "' /etc/etcd/etcd.conf.yml"), "h" + h);
         }
-        assertEquals("by-hand", get(1, "written-before-import"));
+        assertEquals("by-hand", get(1, pki, "written-before-import"));
         Cli.Run again = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
         assertEquals(0, again.exitCode(), again.all());
     }
@@ -247,6 +336,12 @@ class AdoptIT {
      * its member ids by name.
      */
     private static Map<String, String> handmade(String layout, int members, String version, String token) throws IOException {
+        return handmade(layout, members, version, token, "keep");
+    }
+
+    /** As above; {@code caKey} "no-ca-key" removes the CA key from the hosts once the leaves are signed. */
+    private static Map<String, String> handmade(String layout, int members, String version, String token, String caKey)
+            throws IOException {
         String script;
         try (InputStream in = AdoptIT.class.getResourceAsStream("/adopt/handmade-member.sh")) {
             script = Base64.getEncoder().encodeToString(in.readAllBytes());
@@ -254,17 +349,17 @@ class AdoptIT {
         String pem = Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.UTF_8));
         List<String> initial = new ArrayList<>();
         for (int h = 1; h <= members; h++) {
-            initial.add("h" + h + "=https://" + Testbed.address(h) + ":2380");
+            initial.add("h" + h + "=" + (layout.equals("plain") ? "http" : "https") + "://" + Testbed.address(h) + ":2380");
         }
         String url = Testbed.releaseServer() + "v" + version + "/etcd-v" + version + "-linux-amd64.tar.gz";
         for (int h = 1; h <= members; h++) {
             Testbed.ssh(h, "echo " + script + " | base64 -d >/tmp/handmade-member.sh && echo " + pem + " | base64 -d"
                     + " | sh /tmp/handmade-member.sh " + layout + " h" + h + " " + Testbed.address(h) + " "
-                    + String.join(",", initial) + " " + url + " " + version + " '" + token + "'");
+                    + String.join(",", initial) + " " + url + " " + version + " '" + token + "' " + caKey);
         }
         String pki = Map.of("kubeadm", "/etc/kubernetes/pki/etcd", "etcdadm", "/etc/etcd/pki", "package", "/etc/ssl/etcd").get(layout);
-        String etcdctl = Map.of("kubeadm", "/usr/local/bin/etcdctl", "etcdadm", "/opt/bin/etcdctl", "package", "/usr/bin/etcdctl")
-                .get(layout);
+        String etcdctl = Map.of("kubeadm", "/usr/local/bin/etcdctl", "etcdadm", "/opt/bin/etcdctl", "package", "/usr/bin/etcdctl",
+                "plain", "/usr/local/bin/etcdctl").get(layout);
         // Members of a new cluster answer once they all run: wait for a linearizable read (not a timing assumption).
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (Testbed.sshStatus(1, etcdctl(pki, etcdctl) + " endpoint health") != 0) {
@@ -274,13 +369,17 @@ class AdoptIT {
         return memberIds(1, pki, etcdctl);
     }
 
+    /** etcdctl on a member host: over TLS with the certificates in {@code pki}, or plain HTTP when it is null. */
     private static String etcdctl(String pki, String etcdctl) {
+        if (pki == null) {
+            return "ETCDCTL_API=3 " + etcdctl + " --endpoints=http://127.0.0.1:2379 --command-timeout=5s";
+        }
         return "ETCDCTL_API=3 " + etcdctl + " --endpoints=https://127.0.0.1:2379 --cacert=" + pki + "/ca.crt --cert=" + pki
                 + "/healthcheck-client.crt --key=" + pki + "/healthcheck-client.key --command-timeout=5s";
     }
 
-    private static String get(int host, String key) {
-        return Testbed.ssh(host, etcdctl("/etc/etcd/pki", "/usr/local/bin/etcdctl") + " get --print-value-only " + key).strip();
+    private static String get(int host, String pki, String key) {
+        return Testbed.ssh(host, etcdctl(pki, "/usr/local/bin/etcdctl") + " get --print-value-only " + key).strip();
     }
 
     /** member name -> id, as the cluster lists them. */

@@ -227,6 +227,18 @@ final class ClusterSpecChecks {
             checkReadableFile(ca.key("cert"), written.caCert(), "CA certificate");
             checkReadableFile(ca.key("key"), written.caKey(), "CA private key");
         }
+        if (written.trustOnly() && !reported(ca)) {
+            problems.warning(document, ca, "trust-only (a CA certificate without its key): etcdwright operates the cluster"
+                    + " with the certificates its members and admin have and issues none; a plan that would need one (a"
+                    + " certificate missing, wrong or due for renewal, a member joining) is refused until you give the key"
+                    + " or place a certificate you issued");
+        }
+        FieldPath fromHosts = pki.key("fromHosts");
+        if (!reported(fromHosts) && document.contains(fromHosts) && !written.trustOnly()) {
+            problems.error(document, fromHosts, "names certificates already on the hosts, which only a trust-only CA uses"
+                    + " (tls.pki.ca with 'cert' and no 'key'): with a CA key etcdwright issues the members' certificates"
+                    + " itself; remove fromHosts, or the CA key");
+        }
         FieldPath generation = pki.key("caGeneration");
         if (!reported(generation) && document.contains(generation) && written.caCert().isPresent()) {
             problems.error(document, generation, "counts the CAs etcdwright generates, but tls.pki.ca brings your own: to"

@@ -100,8 +100,21 @@ final class ClusterSpecReader {
                 integer(pki.key("renewBeforeDays")).orElse(Pki.DEFAULT_RENEW_BEFORE_DAYS),
                 integer(pki.key("caValidityDays")).orElse(Pki.DEFAULT_CA_VALIDITY_DAYS),
                 extraSans,
-                integer(pki.key("caGeneration")).orElse(Pki.FIRST_CA_GENERATION)), new Tls.Transport(mode(FieldPath.of("tls", "transport", "clients")),
+                integer(pki.key("caGeneration")).orElse(Pki.FIRST_CA_GENERATION), fromHosts(pki.key("fromHosts"))),
+                new Tls.Transport(mode(FieldPath.of("tls", "transport", "clients")),
                 mode(FieldPath.of("tls", "transport", "peers"))));
+    }
+
+    private Map<String, Pki.HostFiles> fromHosts(FieldPath at) {
+        Map<String, Pki.HostFiles> files = new LinkedHashMap<>();
+        for (String role : Pki.HOST_ROLES) {
+            Optional<String> cert = text(at.key(role).key("cert"));
+            Optional<String> key = text(at.key(role).key("key"));
+            if (cert.isPresent() && key.isPresent()) {
+                files.put(role, new Pki.HostFiles(cert.get(), key.get()));
+            }
+        }
+        return files;
     }
 
     private Tls.Mode mode(FieldPath at) {

@@ -128,10 +128,11 @@ class SchemaCheckTest {
     }
 
     @Test
-    void aBroughtCaNeedsCertAndKey() {
-        assertEquals(List.of("examples/bad.yaml:7:5: error: tls.pki.ca.key: a CA you bring needs both 'cert' and 'key'"
-                        + " (etcdwright signs member certificates with the key)"),
-                cluster(VALID_HEAD + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n"));
+    void aBroughtCaNeedsItsCert() {
+        assertEquals(List.of("examples/bad.yaml:7:5: error: tls.pki.ca.cert: a CA you bring needs its 'cert' (and its 'key',"
+                        + " unless etcdwright is to issue nothing: trust-only)"),
+                cluster(VALID_HEAD + "tls:\n  pki:\n    ca:\n      key: my-ca.key\n"));
+        assertEquals(List.of(), cluster(VALID_HEAD + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n"));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.etcdwright.engine.spec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.etcdwright.engine.source.Fixtures;
@@ -321,13 +322,32 @@ class DesiredStateLoaderTest {
     }
 
     @Test
-    void aBroughtCaCertWithoutKeyAndKeyWithoutCert() {
-        assertEquals(List.of("demo.yaml:7:5: error: tls.pki.ca.key: a CA you bring needs both 'cert' and 'key'"
-                        + " (etcdwright signs member certificates with the key)"),
-                problems(SPEC + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n"));
-        assertEquals(List.of("demo.yaml:7:5: error: tls.pki.ca.cert: a CA you bring needs both 'cert' and 'key'"
-                        + " (etcdwright signs member certificates with the key)"),
+    void aBroughtCaKeyWithoutItsCertIsRefusedAndACertWithoutKeyIsTrustOnly() {
+        assertEquals(List.of("demo.yaml:7:5: error: tls.pki.ca.cert: a CA you bring needs its 'cert' (and its 'key', unless"
+                        + " etcdwright is to issue nothing: trust-only)"),
                 problems(SPEC + "tls:\n  pki:\n    ca:\n      key: my-ca.key\n"));
+        Fixtures.write(dir, "my-ca.crt", "-----BEGIN CERTIFICATE-----\n");
+        // Valid, with a warning at the field saying what trust-only means.
+        DesiredState trustOnly = load(INVENTORY, SPEC + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n");
+        assertTrue(trustOnly.spec().tls().pki().trustOnly());
+        assertTrue(trustOnly.warnings().stream().anyMatch(w -> w.toString().contains("tls.pki.ca: trust-only (a CA certificate"
+                + " without its key)")), trustOnly.warnings().toString());
+    }
+
+    @Test
+    void certificatesOnTheHostsAreForATrustOnlyCaAlone() {
+        Fixtures.write(dir, "my-ca.crt", "-----BEGIN CERTIFICATE-----\n");
+        Fixtures.write(dir, "my-ca.key", "-----BEGIN PRIVATE KEY-----\n");
+        assertEquals(List.of("demo.yaml:11:7: error: tls.pki.fromHosts: names certificates already on the hosts, which only a"
+                        + " trust-only CA uses (tls.pki.ca with 'cert' and no 'key'): with a CA key etcdwright issues the members'"
+                        + " certificates itself; remove fromHosts, or the CA key"),
+                problems(SPEC + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n      key: my-ca.key\n    fromHosts:\n"
+                        + "      server: {cert: /etc/pki/server.crt, key: /etc/pki/server.key}\n"));
+        List<String> relative = problems(SPEC + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n    fromHosts:\n"
+                + "      peer: {cert: peer.crt, key: /etc/pki/peer.key}\n");
+        assertEquals(List.of("demo.yaml:10:20: error: tls.pki.fromHosts.peer.cert: must be an absolute path on the member hosts,"
+                        + " like /etc/kubernetes/pki/etcd/server.crt, got \"peer.crt\""),
+                relative.stream().filter(p -> p.contains(": error: ")).toList());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.etcdwright.modules.adopt;
 
+import io.etcdwright.engine.spec.Pki;
+import io.etcdwright.engine.spec.Tls;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 
@@ -51,6 +53,45 @@ public final class ClusterImport {
         public static final Artifacts DEFAULT = new Artifacts(Optional.empty(), Optional.empty());
     }
 
+    /**
+     * An import without the CA key: the spec names the CA certificate alone, and where each
+     * member's own certificates are on its host, which the first apply copies into etcdwright's
+     * layout on the host.
+     *
+     * @param caCertFile the CA certificate on the workstation (tls.pki.ca.cert)
+     * @param fromHosts  tls.pki.fromHosts, by role
+     */
+    public record TrustOnly(String caCertFile, Map<String, Pki.HostFiles> fromHosts) {
+        public TrustOnly {
+            fromHosts = Map.copyOf(fromHosts);
+        }
+    }
+
+    /**
+     * Where the members keep their own certificates (the unit's --cert-file, --peer-cert-file and
+     * their keys; the healthcheck client found beside the CA), or why trust-only cannot describe
+     * them: a side on plain HTTP (its certificates would have to be issued for a later move to TLS),
+     * or members that keep them at different paths.
+     */
+    public static Map<String, Pki.HostFiles> fromHosts(List<HostReading> readings, Optional<String> healthcheckCert) {
+        List<String> why = new ArrayList<>();
+        if (!transport(readings).equals(Tls.Transport.MUTUAL_TLS)) {
+            why.add("no CA key, and the cluster speaks plain HTTP on one side: etcdwright would have to issue that side's"
+                    + " certificates for a later move to TLS; give the CA key with --ca-key FILE");
+        }
+        same(readings, "certificate files", r -> List.of("cert-file", "key-file", "peer-cert-file", "peer-key-file").stream()
+                .map(k -> r.member().get(k).orElse("")).toList().toString(), why);
+        if (!why.isEmpty()) {
+            throw new Refused(why);
+        }
+        ForeignMember m = readings.get(0).member();
+        Map<String, Pki.HostFiles> files = new LinkedHashMap<>();
+        files.put("server", new Pki.HostFiles(m.get("cert-file").orElseThrow(), m.get("key-file").orElseThrow()));
+        files.put("peer", new Pki.HostFiles(m.get("peer-cert-file").orElseThrow(), m.get("peer-key-file").orElseThrow()));
+        healthcheckCert.ifPresent(c -> files.put("healthcheck-client", new Pki.HostFiles(c, ForeignHost.keyOf(c))));
+        return files;
+    }
+
     /** A cluster that cannot be described by a spec (yet), every reason at once. */
     public static final class Refused extends RuntimeException {
         private final List<String> reasons;
@@ -71,7 +112,7 @@ public final class ClusterImport {
      * @param members the inventory hosts of the members, in etcd's member list order
      */
     public record Result(String clusterName, String specYaml, List<String> members, String version, String dataDir,
-                         List<String> notes) {
+                         Tls.Transport transport, boolean trustOnly, List<String> notes) {
     }
 
     private ClusterImport() {
@@ -136,6 +177,7 @@ public final class ClusterImport {
         same(readings, "peer port", r -> Integer.toString(r.member().peerPort()), why);
         same(readings, "metrics port", r -> r.member().metricsPort().stream().mapToObj(Integer::toString).findFirst().orElse("none"), why);
         same(readings, "other etcd settings", r -> r.member().extraSettings().toString(), why);
+        same(readings, "transport", r -> describe(transport(List.of(r))), why);
         same(readings, "trusted CA", r -> normalize(r.caPem()), why);
         Objects.requireNonNull(first);
         return why;
@@ -152,6 +194,21 @@ public final class ClusterImport {
         }
     }
 
+    /** How clients and peers are spoken to, as the (first) member runs it: http:// is plaintext. */
+    public static Tls.Transport transport(List<HostReading> readings) {
+        ForeignMember m = readings.get(0).member();
+        return new Tls.Transport(m.clientMode(), m.peerMode());
+    }
+
+    /** Whether any side speaks TLS: only then is there a CA to import. */
+    public static boolean needsCa(Tls.Transport transport) {
+        return transport.clients() == Tls.Mode.MUTUAL_TLS || transport.peers() == Tls.Mode.MUTUAL_TLS;
+    }
+
+    private static String describe(Tls.Transport t) {
+        return "clients " + t.clients().specName() + ", peers " + t.peers().specName();
+    }
+
     private static String normalize(String pem) {
         return pem.replaceAll("\\s+", "");
     }
@@ -161,8 +218,8 @@ public final class ClusterImport {
      *
      * @throws Refused with every reason the cluster cannot be described as it is
      */
-    public static Result describe(String clusterName, List<HostReading> readings, List<ListedMember> listed, boolean caKey,
-                                  Artifacts artifacts) {
+    public static Result describe(String clusterName, List<HostReading> readings, List<ListedMember> listed,
+                                  Optional<TrustOnly> trustOnly, Artifacts artifacts) {
         List<String> why = new ArrayList<>(hostProblems(readings));
         if (!why.isEmpty()) {
             throw new Refused(why);
@@ -197,27 +254,43 @@ public final class ClusterImport {
         HostReading first = readings.get(0);
         ForeignMember m = first.member();
         List<String> notes = new ArrayList<>();
-        if (!m.flag("client-cert-auth")) {
+        Tls.Transport transport = transport(readings);
+        if (transport.clients() == Tls.Mode.PLAINTEXT) {
+            notes.add("clients speak plain HTTP (http:// client URLs): the spec says tls.transport.clients: plaintext, as it"
+                    + " runs, and every plan warns; set it to mutual-tls to move the cluster to TLS live (docs/desired-state.md)");
+        } else if (!m.flag("client-cert-auth")) {
             notes.add("clients are not asked for certificates now (no --client-cert-auth): after apply every client needs one"
                     + " from this CA (etcdwright client-env gives the admin's)");
         }
-        if (!m.flag("peer-client-cert-auth")) {
+        if (transport.peers() == Tls.Mode.PLAINTEXT) {
+            notes.add("peers speak plain HTTP (http:// peer URLs): the spec says tls.transport.peers: plaintext, as it runs;"
+                    + " set it to mutual-tls to move the cluster to TLS live (docs/desired-state.md)");
+        } else if (!m.flag("peer-client-cert-auth")) {
             notes.add("peers are not asked for certificates now (no --peer-client-cert-auth): etcdwright turns it on");
         }
         readings.forEach(r -> r.dropIns().forEach(d -> notes.add(r.inventory().host() + ": drop-in " + d
                 + " changes etcd.service and would change etcdwright's unit too: remove it before apply")));
-        if (!caKey) {
-            notes.add("no CA key: etcdwright can operate this cluster but cannot issue certificates");
+        if (trustOnly.isPresent()) {
+            notes.add("operated trust-only (no CA key): etcdwright can operate this cluster (converge its layout, restart,"
+                    + " status, certs, backups, remove members) but issues no certificate; the members keep theirs ("
+                    + String.join(", ", trustOnly.get().fromHosts().keySet()) + ", copied on each host into /etc/etcd/pki),"
+                    + " and a plan that would need a new one (a member joining, one expired or due) is refused until you"
+                    + " give the key as tls.pki.ca.key or place a certificate you issued");
+            if (!trustOnly.get().fromHosts().containsKey("healthcheck-client")) {
+                notes.add("no healthcheck client certificate was found beside the CA: the plan asks for one at"
+                        + " /etc/etcd/pki/healthcheck-client.crt (and .key) on each member (what the host asks etcd with)");
+            }
         }
-        return new Result(clusterName, render(clusterName, members, first, artifacts), members, first.version(),
-                m.get("data-dir").orElseThrow(), notes);
+        return new Result(clusterName, render(clusterName, members, first, artifacts, trustOnly), members, first.version(),
+                m.get("data-dir").orElseThrow(), transport, trustOnly.isPresent(), notes);
     }
 
     private static String display(ListedMember m) {
         return (m.name().isEmpty() ? "(unstarted)" : m.name()) + " " + String.join(",", m.peerUrls());
     }
 
-    static String render(String clusterName, List<String> members, HostReading first, Artifacts artifacts) {
+    static String render(String clusterName, List<String> members, HostReading first, Artifacts artifacts,
+                         Optional<TrustOnly> trustOnly) {
         ForeignMember m = first.member();
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("cluster", Map.of("name", clusterName));
@@ -237,6 +310,33 @@ public final class ClusterImport {
             etcd.put("settings", settings);
         }
         doc.put("etcd", etcd);
+        Tls.Transport transport = transport(List.of(first));
+        Map<String, Object> tls = new LinkedHashMap<>();
+        if (!transport.equals(Tls.Transport.MUTUAL_TLS)) {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("clients", transport.clients().specName());
+            t.put("peers", transport.peers().specName());
+            tls.put("transport", t);
+        }
+        trustOnly.ifPresent(t -> {
+            Map<String, Object> pki = new LinkedHashMap<>();
+            // The CA certificate alone: no key is what makes it trust-only.
+            pki.put("ca", Map.of("cert", t.caCertFile()));
+            Map<String, Object> from = new LinkedHashMap<>();
+            t.fromHosts().entrySet().stream().sorted(Map.Entry.comparingByKey(
+                            java.util.Comparator.comparingInt(Pki.HOST_ROLES::indexOf)))
+                    .forEach(e -> {
+                        Map<String, Object> pair = new LinkedHashMap<>();
+                        pair.put("cert", e.getValue().cert());
+                        pair.put("key", e.getValue().key());
+                        from.put(e.getKey(), pair);
+                    });
+            pki.put("fromHosts", from);
+            tls.put("pki", pki);
+        });
+        if (!tls.isEmpty()) {
+            doc.put("tls", tls);
+        }
         if (artifacts.url().isPresent() || artifacts.checksumsUrl().isPresent()) {
             Map<String, Object> a = new LinkedHashMap<>();
             artifacts.url().ifPresent(u -> a.put("url", u));
@@ -248,7 +348,11 @@ public final class ClusterImport {
         options.setIndent(2);
         options.setWidth(Integer.MAX_VALUE);
         return "# Written by 'etcdwright import' from the running cluster: its members, version, ports, data dir\n"
-                + "# and settings as they are. Its CA is in the workstation's PKI directory for this cluster.\n"
+                + (trustOnly.isPresent() ? "# and settings as they are. Trust-only: its CA certificate, without the key, is in the workstation's\n"
+                + "# PKI directory; the members keep the certificates they have (tls.pki.fromHosts).\n"
+                : needsCa(transport) ? "# and settings as they are. Its CA is in the workstation's PKI directory for this cluster.\n"
+                : "# settings and plain-HTTP transport as they are. etcdwright made a CA in the workstation's PKI directory\n"
+                + "# for this cluster, for a later move to TLS.\n")
                 + new Yaml(options).dump(doc);
     }
 }

@@ -51,7 +51,27 @@ public final class ForeignHost {
 
     /** What the unit runs, its environment applied: the member as etcd sees its settings. */
     public record Reading(ForeignMember member, String caPem, String version, List<String> dropIns,
-                          Optional<String> caKeyPath) {
+                          Optional<String> caKeyPath, Optional<String> clientCertPath) {
+        public Reading(ForeignMember member, String caPem, String version, List<String> dropIns, Optional<String> caKeyPath) {
+            this(member, caPem, version, dropIns, caKeyPath, Optional.empty());
+        }
+
+        /** The key beside {@link #clientCertPath()}: the same name, .key for .crt. */
+        public Optional<String> clientKeyPath() {
+            return clientCertPath.map(ForeignHost::keyOf);
+        }
+    }
+
+    /**
+     * Client certificates the layouts leave on a member, beside the CA unless absolute: kubeadm's
+     * healthcheck client and the kube-apiserver's, etcdadm's etcdctl client. Trust-only, etcdwright
+     * connects with one of them.
+     */
+    static final List<String> CLIENT_CERTS = List.of("healthcheck-client.crt", "etcdctl-etcd-client.crt",
+            "/etc/kubernetes/pki/apiserver-etcd-client.crt");
+
+    public static String keyOf(String cert) {
+        return cert.substring(0, cert.length() - 4) + ".key";
     }
 
     public Reading read() {
@@ -120,7 +140,11 @@ public final class ForeignHost {
         if (!member.unsupported().isEmpty()) {
             return new Reading(member, "", "", dropIns, Optional.empty());
         }
-        String caPath = member.get("trusted-ca-file").orElseThrow();
+        if (member.trustedCaFile().isEmpty()) {
+            // Plain HTTP on both sides: no CA to read (etcdwright makes its own for a later move to TLS).
+            return new Reading(member, "", version(program), dropIns, Optional.empty());
+        }
+        String caPath = member.trustedCaFile().get();
         List<String> keyCandidates = new ArrayList<>();
         String caDir = caPath.contains("/") ? caPath.substring(0, caPath.lastIndexOf('/') + 1) : "";
         CA_KEY_NAMES.forEach(n -> keyCandidates.add(caDir + n));
@@ -135,7 +159,17 @@ public final class ForeignHost {
             throw new ClusterImport.Refused(List.of(host + ": cannot read the trusted CA " + caPath));
         }
         Optional<String> keyPath = existing(keyCandidates);
-        return new Reading(member, ca.get(caPath), version(program), dropIns, keyPath);
+        // The first client pair found whole (certificate and key), in CLIENT_CERTS' order.
+        List<String> clientFiles = new ArrayList<>();
+        for (String c : CLIENT_CERTS) {
+            String cert = c.startsWith("/") ? c : caDir + c;
+            clientFiles.add(cert);
+            clientFiles.add(keyOf(cert));
+        }
+        List<String> present = existingAll(clientFiles);
+        Optional<String> client = clientFiles.stream().filter(f -> f.endsWith(".crt") && present.contains(f)
+                && present.contains(keyOf(f))).findFirst();
+        return new Reading(member, ca.get(caPath), version(program), dropIns, keyPath, client);
     }
 
     /** The etcd binary's own word on its version. */
@@ -151,9 +185,18 @@ public final class ForeignHost {
 
     /** Which of the paths exist as readable files (nothing of them is read). */
     private Optional<String> existing(List<String> paths) {
+        return existingAll(paths).stream().findFirst();
+    }
+
+    private List<String> existingAll(List<String> paths) {
         CommandResult r = session.run(new RemoteCommand.Script("for f do [ -f \"$f\" ] && [ -r \"$f\" ] && printf '%s\\n' \"$f\"; done; true\n",
                 paths)).orThrow(host);
-        return r.stdout().lines().filter(paths::contains).findFirst();
+        return r.stdout().lines().filter(paths::contains).toList();
+    }
+
+    /** A public file's text (a certificate): empty when it cannot be read. */
+    public Optional<String> readPublic(String path) {
+        return Optional.ofNullable(readFiles(List.of(path)).get(path));
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.etcdwright.modules.adopt;
 
+import io.etcdwright.engine.spec.Tls;
+
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,6 +39,8 @@ public record ForeignMember(String host, String unitFile, String program, Map<St
             "auto-compaction-mode", "experimental-compact-hash-check-time");
     /** Settings that are lists in etcd's config file and comma-separated as flags. */
     private static final Set<String> LIST_SETTINGS = Set.of("cipher-suites", "log-outputs", "cors", "host-whitelist");
+
+    private static final Set<String> SCHEMES = Set.of("http", "https");
 
     public ForeignMember {
         settings = Map.copyOf(settings);
@@ -120,16 +124,50 @@ public record ForeignMember(String host, String unitFile, String program, Map<St
             why.add("no --initial-advertise-peer-urls or --advertise-client-urls: etcd's localhost defaults cannot form a cluster"
                     + " across hosts");
         }
-        if (peers.stream().anyMatch(u -> !"https".equals(u.getScheme())) || clients.stream().anyMatch(u -> !"https".equals(u.getScheme()))) {
-            why.add("a plaintext cluster (http:// URLs): import of plain HTTP is not supported yet; etcdwright runs peers and"
-                    + " clients over mutual TLS");
-        } else if (get("trusted-ca-file").isEmpty() || get("cert-file").isEmpty() || get("peer-cert-file").isEmpty()) {
-            why.add("TLS without --trusted-ca-file, --cert-file and --peer-cert-file: no CA to import");
+        if (peers.stream().anyMatch(u -> !SCHEMES.contains(u.getScheme()))
+                || clients.stream().anyMatch(u -> !SCHEMES.contains(u.getScheme()))) {
+            why.add("an advertised URL is neither http:// nor https:// (unix sockets?): etcdwright advertises one http(s) URL"
+                    + " per side");
+        } else if (!peers.isEmpty() && !clients.isEmpty()) {
+            // Each side as it runs: plain HTTP is described as tls.transport plaintext (moved to TLS later, live).
+            if (clientMode() == Tls.Mode.MUTUAL_TLS && (get("trusted-ca-file").isEmpty() || get("cert-file").isEmpty())) {
+                why.add("clients on TLS without --trusted-ca-file and --cert-file: no CA to import");
+            }
+            if (peerMode() == Tls.Mode.MUTUAL_TLS && (get("peer-cert-file").isEmpty()
+                    || clientMode() == Tls.Mode.PLAINTEXT && get("peer-trusted-ca-file").isEmpty())) {
+                why.add("peers on TLS without --peer-cert-file" + (clientMode() == Tls.Mode.PLAINTEXT
+                        ? " and --peer-trusted-ca-file" : "") + ": no CA to import");
+            }
         }
         if (peers.size() > 1 || clients.size() > 1) {
             why.add("more than one advertised peer or client URL: etcdwright gives each member one address");
         }
         return why;
+    }
+
+    /** How clients reach the member: plain HTTP when it advertises an http:// client URL. */
+    public Tls.Mode clientMode() {
+        return modeOf(urls("advertise-client-urls"));
+    }
+
+    /** How peers reach the member: plain HTTP when it advertises an http:// peer URL. */
+    public Tls.Mode peerMode() {
+        return modeOf(urls("initial-advertise-peer-urls"));
+    }
+
+    private static Tls.Mode modeOf(List<URI> urls) {
+        return !urls.isEmpty() && "http".equals(urls.get(0).getScheme()) ? Tls.Mode.PLAINTEXT : Tls.Mode.MUTUAL_TLS;
+    }
+
+    /**
+     * The CA file the member trusts, on the side that speaks TLS (the client side's when both do,
+     * which {@link #unsupported()} holds to be the peers' too); empty for a plain-HTTP member.
+     */
+    public Optional<String> trustedCaFile() {
+        if (clientMode() == Tls.Mode.MUTUAL_TLS) {
+            return get("trusted-ca-file");
+        }
+        return peerMode() == Tls.Mode.MUTUAL_TLS ? get("peer-trusted-ca-file") : Optional.empty();
     }
 
     /** The address the member advertises to its peers (a host name or an IP literal without brackets). */

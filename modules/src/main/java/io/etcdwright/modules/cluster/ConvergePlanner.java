@@ -253,6 +253,10 @@ public final class ConvergePlanner {
                 MaintenanceChecks.quotaBytes(spec.etcd()));
         warnings.addAll(maintenance.warnings());
         refusals.addAll(maintenance.refusals());
+        // Trust-only: whatever would need a certificate issued is refused, the earliest expiry warned about.
+        TrustOnlyChecks.Findings trustOnly = TrustOnlyChecks.of(in);
+        warnings.addAll(trustOnly.warnings());
+        refusals.addAll(trustOnly.refusals());
         ScheduleTarget.Resolved schedule = ScheduleTarget.resolve(in.desired());
         refusals.addAll(schedule.refusals());
         schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));

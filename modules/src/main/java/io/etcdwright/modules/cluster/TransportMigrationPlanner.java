@@ -136,6 +136,7 @@ public final class TransportMigrationPlanner {
         if (!refusals.isEmpty()) {
             return refusals;
         }
+        refusals.addAll(TrustOnlyChecks.of(in).refusals());
         for (Member m : in.desired().members()) {
             EtcdHostFacts f = in.facts().get(m.host().name());
             if (!stages.containsKey(m.name()) || !f.service().running()) {

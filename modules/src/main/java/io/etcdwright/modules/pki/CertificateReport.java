@@ -77,7 +77,8 @@ public final class CertificateReport {
         List<Entry> entries = new ArrayList<>();
         Path caKey = pki.settings().caKey().orElse(pki.settings().dir().resolve(CertificateAuthority.KEY_FILE));
         entries.addAll(local(HostCertificates.CA, Optional.empty(), pki.caCertFile(), caKey));
-        for (ClusterPki.MemberIdentity m : members) {
+        // Trust-only, the members' certificates are on their hosts only (listed by host()), never issued here.
+        for (ClusterPki.MemberIdentity m : pki.trustOnly() ? List.<ClusterPki.MemberIdentity>of() : members) {
             for (String role : HostCertificates.MEMBER_KEYED) {
                 ClusterPki.LocalPair pair = pki.memberPair(m, role);
                 entries.addAll(local(role, Optional.of(m.name()), pair.cert(), pair.key()));

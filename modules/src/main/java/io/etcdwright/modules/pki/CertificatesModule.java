@@ -34,6 +34,14 @@ public final class CertificatesModule implements MemberModule {
         Set<String> clients = HostCertificates.clientRoles(desired, member.host());
         // Client certificates and keys are not etcd's own files: only a CA change restarts it.
         Optional<String> restart = caChanges(files) ? Optional.of(CA_RESTART) : Optional.empty();
+        if (pki.trustOnly()) {
+            var fromHosts = desired.spec().tls().pki().fromHosts();
+            String address = member.member().address();
+            return TrustOnlyCertificates.memberStep(member.host(), pki, clients, files, fromHosts,
+                            restart.isEmpty() ? Optional.of(NO_RESTART) : Optional.empty())
+                    .map(step -> new Change(step.after(workstationSteps),
+                            ctx -> TrustOnlyCertificates.apply(ctx.session(), pki, address, clients, files, fromHosts), restart));
+        }
         return PkiSteps.memberStep(member.host(), pki, identity, clients, files,
                         restart.isEmpty() ? Optional.of(NO_RESTART) : Optional.empty())
                 .map(step -> new Change(step.after(workstationSteps),

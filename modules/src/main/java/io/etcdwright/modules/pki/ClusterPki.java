@@ -72,6 +72,11 @@ public final class ClusterPki {
         return settings.caCert().isPresent();
     }
 
+    /** A CA certificate without its key (tls.pki.ca with no key): nothing can be issued. */
+    public boolean trustOnly() {
+        return settings.caCert().isPresent() && settings.caKey().isEmpty();
+    }
+
     public Path caCertFile() {
         return settings.caCert().orElse(settings.dir().resolve("ca.crt"));
     }
@@ -88,6 +93,11 @@ public final class ClusterPki {
     public synchronized CertificateAuthority ensureCa() {
         if (ca != null) {
             return ca;
+        }
+        if (trustOnly()) {
+            // Plans refuse whatever would need this (TrustOnlyChecks); reaching it is a bug, said plainly.
+            throw new PkiException("trust-only: tls.pki.ca names " + caCertFile() + " without its key, so etcdwright issues"
+                    + " no certificate; give the CA key (tls.pki.ca.key) or place a certificate issued from that CA");
         }
         if (caExists()) {
             ca = CertificateAuthority.load(caCertFile(), caKeyFile());
@@ -197,6 +207,31 @@ public final class ClusterPki {
         }
         caCertificate = Pem.readCertificate(Pem.readFile(caCertFile(), "CA certificate"), caCertFile().toString());
         return Optional.of(caCertificate);
+    }
+
+    /**
+     * Trust-only: why a certificate someone else issued cannot stay in use (empty: it can), judged
+     * against this CA and renewBeforeDays ({@link RenewalPolicy#inUse}).
+     */
+    public List<String> inUseProblems(Optional<String> pem, String source, Purpose purpose, List<String> mustName) {
+        Optional<java.security.cert.X509Certificate> caCert = caCertificate();
+        if (caCert.isEmpty()) {
+            return List.of("no CA certificate at " + caCertFile() + " to judge it by");
+        }
+        return new RenewalPolicy(settings.renewBefore()).inUse(pem, source, purpose, mustName, caCert.get(), clock.instant());
+    }
+
+    /** When a certificate's text expires, if it parses. */
+    public Optional<java.time.Instant> notAfter(Optional<String> pem) {
+        try {
+            return pem.map(text -> CertificateInfo.parse(text).notAfter());
+        } catch (PkiException e) {
+            return Optional.empty();
+        }
+    }
+
+    public java.time.Instant now() {
+        return clock.instant();
     }
 
     public Path memberFile(MemberIdentity member, String role, String ext) {

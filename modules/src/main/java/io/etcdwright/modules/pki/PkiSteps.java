@@ -36,6 +36,9 @@ public final class PkiSteps {
      * client certificates (admin, kube-apiserver) that are missing or due.
      */
     public static List<Step> workstation(ClusterPki pki) {
+        if (pki.trustOnly()) {
+            return List.of(); // nothing to issue: the admin's certificate is checked by TrustOnlyChecks
+        }
         List<Step> steps = new ArrayList<>();
         caStep(pki).ifPresent(steps::add);
         clientStep(pki, List.copyOf(steps)).ifPresent(steps::add);

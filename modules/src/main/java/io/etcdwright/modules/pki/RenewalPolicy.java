@@ -81,6 +81,41 @@ public record RenewalPolicy(Duration renewBefore) {
         return decide(Optional.of(info), desired, ca, now);
     }
 
+    /**
+     * Trust-only (no CA key, so nothing can be re-issued): why a certificate someone else issued
+     * cannot stay in use, empty when it can. Only what etcd and its clients need is asked of it:
+     * issued by {@code ca}, valid now and beyond {@code renewBefore}, the usages of its purpose, and
+     * {@code mustName} among its SANs (what peers and clients dial). Its subject, other SANs and key
+     * type are the issuer's business.
+     */
+    public List<String> inUse(Optional<String> existingPem, String source, Purpose purpose, List<String> mustName,
+                              X509Certificate ca, Instant now) {
+        if (existingPem.isEmpty()) {
+            return List.of("missing");
+        }
+        CertificateInfo certificate;
+        try {
+            certificate = CertificateInfo.parse(existingPem.get(), source);
+        } catch (PkiException e) {
+            return List.of("unreadable: " + e.getMessage());
+        }
+        List<String> reasons = new ArrayList<>();
+        issuer(certificate, ca, reasons);
+        lifetime(certificate, now, reasons);
+        Set<String> present = new LinkedHashSet<>();
+        certificate.dnsNames().forEach(name -> present.add(name.toLowerCase(Locale.ROOT)));
+        present.addAll(certificate.ipAddresses());
+        List<String> missing = mustName.stream().filter(name -> !present.contains(name.toLowerCase(Locale.ROOT))).toList();
+        if (!missing.isEmpty()) {
+            reasons.add(sans(missing) + " missing");
+        }
+        List<String> lacking = purpose.extKeyUsages().stream().filter(u -> !certificate.extKeyUsages().contains(u)).toList();
+        if (!lacking.isEmpty()) {
+            reasons.add("lacks " + joinAnd(lacking) + (lacking.size() == 1 ? " usage" : " usages"));
+        }
+        return reasons;
+    }
+
     private void requireRenewalBeforeExpiryIsPossible(CertificateRequest desired) {
         if (desired.validity().compareTo(renewBefore) <= 0) {
             // Caught here because the result would be quietly absurd: a fresh certificate is already due.

@@ -22,7 +22,7 @@ import java.util.Set;
  * final mode, and renamed over the target. A crash therefore leaves the old file or the new one,
  * never half a key, and a rerun replaces a file that somebody had made world-readable.
  */
-final class SecureFiles {
+public final class SecureFiles {
     static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rw-------");
     static final Set<PosixFilePermission> PUBLIC = PosixFilePermissions.fromString("rw-r--r--");
     private static final Set<PosixFilePermission> PRIVATE_DIRECTORY = PosixFilePermissions.fromString("rwx------");
@@ -30,11 +30,11 @@ final class SecureFiles {
     private SecureFiles() {
     }
 
-    static void writePrivate(Path file, String content, String what) {
+    public static void writePrivate(Path file, String content, String what) {
         write(file, content, PRIVATE, what);
     }
 
-    static void writePublic(Path file, String content, String what) {
+    public static void writePublic(Path file, String content, String what) {
         write(file, content, PUBLIC, what);
     }
 
