@@ -68,7 +68,17 @@ public final class Health {
                 return Optional.of(e.getMessage());
             }
             Optional<String> problem = problem(status, clientUrls, alarmsAllowed);
-            return problem.isPresent() ? problem : memberReadProblem(access, status, clientUrls, timeout);
+            if (problem.isEmpty()) {
+                return memberReadProblem(access, status, clientUrls, timeout);
+            }
+            if (status.quorum()) {
+                return problem;
+            }
+            // The cluster-wide read may have gone through the one member that is cut off from the
+            // others (FaultsIT: "the cluster has no quorum" while two of three still had one): each
+            // member's own read names it, or shows that none of them can serve.
+            Optional<String> reads = memberReadProblem(access, status, clientUrls, timeout);
+            return Optional.of(problem.get() + reads.map(r -> "; " + r).orElse(""));
         }
     }
 
