@@ -54,10 +54,13 @@ class FaultsIT {
         home = Testbed.freshWorkstationHome();
         v34 = Testbed.example("three-node.yaml").replace("name: three", "name: faults")
                 .replace("version: 3.5.16", "version: 3.4.23")
+                // Each host downloads the release from the testbed's server itself: no 3 x 20 MiB through SSH.
+                .replace("  url: http", "  source: fetch\n  url: http")
                 + "backup:\n  stores:\n    - {name: local, type: directory, path: " + home.resolve("store") + "}\n";
         v35 = v34.replace("version: 3.4.23", "version: 3.5.16");
         spec = home.resolve("faults.yaml");
         Files.writeString(spec, v34);
+        assertTrue(v34.contains("source: fetch"), v34);
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
     }
@@ -177,11 +180,18 @@ class FaultsIT {
             }
             assertEquals(1, hung.exitCode(), hung.all());
             String reason = failedStep(hung, cut);
-            assertTrue(reason.contains(cut + ": etcd was restarted but has not reported ready within 15 s (systemd: activating start)"),
-                    reason);
-            assertTrue(reason.contains(cut + " cannot reach the other members (a network partition, a firewall on the peer port"
-                    + " 2380), or they have lost quorum"), reason);
-            assertTrue(reason.contains("What to do: make sure " + cut + " reaches the other members' peer URLs"), reason);
+            if (reason.contains("(systemd: activating start)")) {
+                // Started again, etcd waits for its peers and never tells systemd it is ready.
+                assertTrue(reason.contains(cut + ": etcd was restarted but has not reported ready within 15 s"), reason);
+                assertTrue(reason.contains(cut + " cannot reach the other members (a network partition, a firewall on the peer"
+                        + " port 2380), or they have lost quorum"), reason);
+                assertTrue(reason.contains("What to do: make sure " + cut + " reaches the other members' peer URLs"), reason);
+            } else {
+                // A member cut off from its peers may also take longer than that to stop (systemd: deactivating).
+                assertTrue(reason.contains(cut + ": etcd was restarted but did not come up within 15 s (systemd: deactivating"), reason);
+                assertTrue(reason.contains("What to do: look at 'journalctl -u etcd.service' on " + cut), reason);
+            }
+            assertTrue(reason.contains("etcd's last log lines on " + cut + ":"), reason);
 
             // Cut off from the workstation: nothing is planned, nothing changed.
             Testbed.ssh(index(cut), "sed -i 's/heartbeat-interval: 100/heartbeat-interval: 120/' /etc/etcd/etcd.conf.yml");
@@ -260,7 +270,8 @@ class FaultsIT {
                 "restore", "-i", INV, "-f", spec.toString(), "--from", "latest", "--yes", "--ready-timeout", "15");
         assertEquals(1, stopped.exitCode(), stopped.out());
         String why = failedStep(stopped, null);
-        assertTrue(why.contains("h4"), "the reason names the crashed member: " + why);
+        // By name, or by its client URL when it never started on the restored data (no name in the member list then).
+        assertTrue(why.contains("h4") || why.contains(Testbed.address(4) + ":2379"), "the reason names the crashed member: " + why);
         assertTrue(stopped.out().contains("Fix the cause and run the same restore again: members already restored from this"
                 + " snapshot are kept, the others restored under the same token."), stopped.out());
 
