@@ -94,7 +94,12 @@ final class MembershipSteps {
                         .after(previous).does(ctx -> {
                             try (MembershipChanges etcd = connect(access, clientUrlOf)) {
                                 boolean there = etcd.members().stream().anyMatch(m -> m.peerUrls().contains(peerUrl));
-                                ClusterMember added = etcd.addLearner(peerUrl, timeouts.ready());
+                                ClusterMember added;
+                                try {
+                                    added = etcd.addLearner(peerUrl, timeouts.ready());
+                                } catch (EtcdAdminException e) {
+                                    throw whyNoAdd(e, add.member().name(), etcd, access);
+                                }
                                 ctx.note("member id " + added.id());
                                 ctx.output(MEMBER_ID, added.id());
                                 return there ? Outcome.OK : Outcome.CHANGED;
@@ -344,6 +349,33 @@ final class MembershipSteps {
                 access.clientCert(), access.clientKey(), CALL_TIMEOUT)) {
             return client.status();
         }
+    }
+
+    /**
+     * An add etcd kept refusing: when a voting member is down (a host that crashed after the plan),
+     * that is why (etcd before 3.5.30 refuses every add while any voter is down, with nothing but
+     * "unhealthy cluster"), and the operator is told which member and what to do. Otherwise etcd's
+     * own refusal, as it was.
+     */
+    private static RuntimeException whyNoAdd(EtcdAdminException refused, String joiner, MembershipChanges etcd,
+                                             Health.Access access) {
+        List<String> voterUrls;
+        try {
+            voterUrls = etcd.members().stream().filter(m -> !m.learner() && !m.clientUrls().isEmpty())
+                    .map(m -> m.clientUrls().get(0)).toList();
+        } catch (RuntimeException e) {
+            refused.addSuppressed(e);
+            return refused;
+        }
+        Optional<String> down = Health.problem(access, voterUrls, Health.ATTEMPT_TIMEOUT);
+        return down.isEmpty() ? refused : new EtcdAdminException(addBlockedMessage(joiner, refused.getMessage(), down.get()), refused);
+    }
+
+    static String addBlockedMessage(String joiner, String etcdSaid, String votersProblem) {
+        return "not adding " + joiner + ": " + etcdSaid + ", and a voting member is not healthy: " + votersProblem
+                + ". etcd before 3.5.30 refuses every add while any voting member is down. What to do: bring that member"
+                + " back (its host up, etcd running: 'etcdwright status' shows every member), or take it out of the spec"
+                + " so that it is removed before " + joiner + " is added; then apply again.";
     }
 
     private static MembershipChanges connect(Health.Access access, Map<String, String> clientUrlOf) {

@@ -68,7 +68,17 @@ public final class Health {
                 return Optional.of(e.getMessage());
             }
             Optional<String> problem = problem(status, clientUrls, alarmsAllowed);
-            return problem.isPresent() ? problem : memberReadProblem(access, status, clientUrls, timeout);
+            if (problem.isEmpty()) {
+                return memberReadProblem(access, status, clientUrls, timeout);
+            }
+            if (status.quorum()) {
+                return problem;
+            }
+            // The cluster-wide read may have gone through the one member that is cut off from the
+            // others (FaultsIT: "the cluster has no quorum" while two of three still had one): each
+            // member's own read names it, or shows that none of them can serve.
+            Optional<String> reads = memberReadProblem(access, status, clientUrls, timeout);
+            return Optional.of(problem.get() + reads.map(r -> "; " + r).orElse(""));
         }
     }
 
@@ -85,7 +95,10 @@ public final class Health {
             boolean learner = status.members().stream()
                     .anyMatch(m -> m.learner() && m.clientUrls().stream().map(Health::key).anyMatch(key(url)::equals));
             if (!learner) {
-                reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> memberRead(access, url, timeout)));
+                // Named as status knows it, so the operator reads which member, not only an address.
+                String name = status.members().stream().filter(m -> m.clientUrls().stream().map(Health::key).anyMatch(key(url)::equals))
+                        .map(MemberStatus::name).filter(n -> !n.isEmpty()).findFirst().map(n -> "member " + n).orElse("member");
+                reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> memberRead(access, name, url, timeout)));
             }
         }
         List<String> problems = reads.stream().map(java.util.concurrent.CompletableFuture::join)
@@ -93,13 +106,13 @@ public final class Health {
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 
-    private static Optional<String> memberRead(Access access, String url, Duration timeout) {
+    private static Optional<String> memberRead(Access access, String member, String url, Duration timeout) {
         try (EtcdAdminClient one = EtcdAdminClient.connect(List.of(url), access.caCert(), access.clientCert(),
                 access.clientKey(), timeout)) {
             return one.linearizableReadProblem()
-                    .map(why -> "member at " + url + " cannot serve a linearizable read (cut off from the leader?): " + why);
+                    .map(why -> member + " at " + url + " cannot serve a linearizable read (cut off from the leader?): " + why);
         } catch (EtcdAdminException e) {
-            return Optional.of("member at " + url + ": " + e.getMessage());
+            return Optional.of(member + " at " + url + ": " + e.getMessage());
         }
     }
 

@@ -7,6 +7,7 @@ import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
+import io.etcdwright.engine.ssh.SshException;
 import io.etcdwright.modules.EtcdLayout;
 
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,8 @@ public final class ServiceSteps {
         try (Progress waiting = ctx.waiting("etcd to start and join")) {
             waiting.waitingOn("systemctl start " + EtcdLayout.UNIT);
             started = session.run(START_AND_WAIT, within);
+        } catch (SshException e) {
+            throw notReadyInTime(session, "started to join", within, e);
         }
         if (started.exitCode() != 0) {
             CommandResult journal = session.run(JOURNAL_TAIL);
@@ -103,9 +106,62 @@ public final class ServiceSteps {
         try (Progress waiting = ctx.waiting("etcd to restart")) {
             waiting.waitingOn("systemctl restart " + EtcdLayout.UNIT);
             session.run(restartCommand(dataDir, EtcdLayout.USER), timeout).orThrow(session.target().name());
+        } catch (SshException e) {
+            throw notReadyInTime(session, "restarted", timeout, e);
         }
         return Outcome.CHANGED;
     }
+
+    /**
+     * A start or restart that ran out of time: systemd waits for etcd's ready notification, which a
+     * member sends only once it has reached a quorum of its peers and they have a leader, so a member
+     * cut off from the others (a partition, a firewall on the peer port) leaves systemctl waiting for
+     * good. Instead of "command did not finish", the operator learns what systemd and etcd say and
+     * what to do. Anything but a timeout (the host went away) is thrown as it was.
+     */
+    private static RuntimeException notReadyInTime(HostSession session, String action, Duration timeout, SshException e) {
+        if (e.reason() != SshException.Reason.TIMEOUT) {
+            return e;
+        }
+        CommandResult found;
+        try {
+            found = session.run(UNIT_STATE_AND_LOG, UNIT_STATE_TIMEOUT);
+        } catch (SshException lost) {
+            e.addSuppressed(lost);
+            return e;
+        }
+        String out = found.stdout();
+        int firstLine = out.indexOf('\n');
+        String state = (firstLine < 0 ? out : out.substring(0, firstLine)).strip();
+        String log = firstLine < 0 ? "" : out.substring(firstLine + 1);
+        return new IllegalStateException(notReadyMessage(session.target().name(), action, timeout, state, log), e);
+    }
+
+    /** The message of {@link #notReadyInTime}: {@code state} is systemd's "ActiveState SubState" of the unit. */
+    static String notReadyMessage(String host, String action, Duration timeout, String state, String log) {
+        String lastLines = log.lines().filter(l -> !l.isBlank())
+                .map(l -> "  " + (l.length() > LOG_LINE_CHARS ? l.substring(0, LOG_LINE_CHARS) + " ..." : l))
+                .reduce((a, b) -> a + "\n" + b).map(l -> "\netcd's last log lines on " + host + ":\n" + l).orElse("");
+        if (state.startsWith("activating start")) {
+            return host + ": etcd was " + action + " but has not reported ready within " + timeout.toSeconds()
+                    + " s (systemd: " + state + "). etcd reports ready only once it reaches a quorum of its peers and they"
+                    + " have a leader: " + host + " cannot reach the other members (a network partition, a firewall on the"
+                    + " peer port 2380), or they have lost quorum. systemd goes on starting it; no later step ran."
+                    + " What to do: make sure " + host + " reaches the other members' peer URLs and 'etcdwright status'"
+                    + " shows them healthy, then apply again (--restart-timeout gives a slow member longer)." + lastLines;
+        }
+        return host + ": etcd was " + action + " but did not come up within " + timeout.toSeconds() + " s (systemd: "
+                + (state.isEmpty() ? "unknown" : state) + "); no later step ran. What to do: look at 'journalctl -u "
+                + EtcdLayout.UNIT + "' on " + host + "; once etcd runs there, apply again." + lastLines;
+    }
+
+    private static final int LOG_LINE_CHARS = 300;
+    private static final Duration UNIT_STATE_TIMEOUT = Duration.ofSeconds(30);
+    /** $1 the unit: "ActiveState SubState" on the first line, then etcd's last log lines. */
+    static final RemoteCommand UNIT_STATE_AND_LOG = RemoteCommand.script("""
+            echo "$(systemctl show -p ActiveState --value "$1") $(systemctl show -p SubState --value "$1")"
+            journalctl -u "$1" -n 5 --no-pager -o cat
+            """, EtcdLayout.UNIT);
 
     /** $1 the unit, $2 the data directory, $3 the user etcd runs as. */
     private static final String RESTART_CODE = """

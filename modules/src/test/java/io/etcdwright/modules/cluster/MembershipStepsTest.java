@@ -156,4 +156,20 @@ class MembershipStepsTest {
         assertEquals(List.of("cluster/1-add-h2", "node-2/join", "cluster/3-promote-h2"), ids(steps));
         assertEquals(List.of("cluster/1-add-h2", "node-2/unit"), steps.get(1).after());
     }
+
+    /**
+     * FaultsIT: a voter's host crashed during a grow 3 -> 5 on etcd 3.5.16, and the next add failed
+     * with only "cannot add a learner with peer URL ...: unavailable: etcdserver: unhealthy cluster".
+     * The step now names the member that is down and says what to do.
+     */
+    @Test
+    void anAddRefusedWhileAVoterIsDownNamesItAndSaysWhatToDo() {
+        String message = MembershipSteps.addBlockedMessage("h5", "cannot add a learner with peer URL https://10.77.4.15:2380:"
+                + " unavailable: etcdserver: unhealthy cluster", "member h2 at https://10.77.4.12:2379: connection refused");
+        assertEquals("not adding h5: cannot add a learner with peer URL https://10.77.4.15:2380: unavailable: etcdserver:"
+                + " unhealthy cluster, and a voting member is not healthy: member h2 at https://10.77.4.12:2379: connection"
+                + " refused. etcd before 3.5.30 refuses every add while any voting member is down. What to do: bring that"
+                + " member back (its host up, etcd running: 'etcdwright status' shows every member), or take it out of the"
+                + " spec so that it is removed before h5 is added; then apply again.", message);
+    }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The service commands carry no value but the unit's name, and that as an argument. */
 class ServiceCommandsTest {
@@ -24,6 +25,30 @@ class ServiceCommandsTest {
         host.assertArrivesLiterally(ServiceSteps.START_AND_WAIT, List.of(EtcdLayout.UNIT));
         host.assertArrivesLiterally(ServiceSteps.STOP, List.of(EtcdLayout.UNIT));
         host.assertArrivesLiterally(ServiceSteps.STOP_AND_DISABLE, List.of(EtcdLayout.UNIT));
+        host.assertArrivesLiterally(ServiceSteps.UNIT_STATE_AND_LOG, List.of(EtcdLayout.UNIT));
+    }
+
+    /**
+     * A restart of a member cut off from its peers never ends (etcd notifies systemd only once it
+     * reaches a quorum): FaultsIT saw "h3: command did not finish within 180 s: sh script: set -eu".
+     * The step now says what systemd and etcd say, why, and what to do.
+     */
+    @Test
+    void aRestartThatRunsOutOfTimeSaysWhatEtcdWaitsForAndWhatToDo() {
+        String log = "{\"level\":\"warn\",\"msg\":\"prober detected unhealthy status\",\"error\":\"dial tcp 10.77.4.12:2380: "
+                + "connect: permission denied\"" + "x".repeat(400) + "}\n";
+        String cut = ServiceSteps.notReadyMessage("h3", "restarted", java.time.Duration.ofSeconds(20), "activating start", log);
+        assertTrue(cut.startsWith("h3: etcd was restarted but has not reported ready within 20 s (systemd: activating start)."), cut);
+        assertTrue(cut.contains("h3 cannot reach the other members (a network partition, a firewall on the peer port 2380),"
+                + " or they have lost quorum"), cut);
+        assertTrue(cut.contains("What to do: make sure h3 reaches the other members' peer URLs and 'etcdwright status' shows"
+                + " them healthy, then apply again"), cut);
+        assertTrue(cut.contains("etcd's last log lines on h3:\n  {\"level\":\"warn\",\"msg\":\"prober detected unhealthy status\""), cut);
+        assertTrue(cut.endsWith(" ..."), "a long log line is cut: " + cut);
+
+        String other = ServiceSteps.notReadyMessage("h2", "started to join", java.time.Duration.ofSeconds(180), "deactivating stop", "");
+        assertEquals("h2: etcd was started to join but did not come up within 180 s (systemd: deactivating stop); no later step"
+                + " ran. What to do: look at 'journalctl -u etcd.service' on h2; once etcd runs there, apply again.", other);
     }
 
     /** Stop, then what another user owns in the data dir to etcd's user, then start: nothing else is touched. */

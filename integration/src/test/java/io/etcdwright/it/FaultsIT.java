@@ -1,0 +1,423 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Faults of the hosts and the network while an operation runs, on real hosts under writes: a
+ * member host crashed (SIGKILL of its PID 1) during a 3.4.23 -> 3.5.16 upgrade, the leader's host
+ * crashed during a rolling restart, a member cut off from its peers during an apply and before
+ * one, a member cut off from the workstation, a member host crashed during a grow 3 -> 5 and
+ * during a restore. The fault is dealt when the apply's own output reaches the chosen point. Each
+ * apply stops with a reason that names the host and says what to do (never a bare timeout), and
+ * after the host is back or the network healed, the next run converges: the spec's members,
+ * healthy, one cluster id on every member's own disk, a second plan empty, no acknowledged write
+ * lost. One cluster on one testbed, case after case. Timeouts are short (--ready-timeout,
+ * --restart-timeout, --connect-timeout) where running out of one is the expected way to stop.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FaultsIT {
+    static final String INV = Testbed.INVENTORY.toString();
+    static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
+    static final ObjectMapper JSON = new ObjectMapper();
+    /** Where a step that did not succeed says why: its result line, then its indented reason. */
+    static final Pattern FAILED_STEP = Pattern.compile("(?m)^(\\S+) +([^\\n]*): (failed|unreachable) \\([^)]*\\)\\n((?: {11}[^\\n]*\\n?)+)");
+    static Path home;
+    static Path spec;
+    static String v34;
+    static String v35;
+
+    @BeforeAll
+    static void hosts() throws Exception {
+        Testbed.up(5);
+        home = Testbed.freshWorkstationHome();
+        v34 = Testbed.example("three-node.yaml").replace("name: three", "name: faults")
+                .replace("version: 3.5.16", "version: 3.4.23")
+                // Each host downloads the release from the testbed's server itself: no 3 x 20 MiB through SSH.
+                .replace("  url: http", "  source: fetch\n  url: http")
+                + "backup:\n  stores:\n    - {name: local, type: directory, path: " + home.resolve("store") + "}\n";
+        v35 = v34.replace("version: 3.4.23", "version: 3.5.16");
+        spec = home.resolve("faults.yaml");
+        Files.writeString(spec, v34);
+        assertTrue(v34.contains("source: fetch"), v34);
+        Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, create.exitCode(), create.all());
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        Testbed.forgetWorkstationHome();
+        Testbed.down();
+    }
+
+    /**
+     * The member whose restart comes second crashes once the first member runs 3.5.16: its restart
+     * cannot reach it, the rest is skipped, and the apply says so. Booted again (its unit already
+     * names 3.5.16), the next apply finds the mixed versions and finishes the upgrade.
+     */
+    @Test
+    @Order(1)
+    void aMemberHostCrashedDuringAMinorUpgradeStopsThenTheUpgradeResumes() throws Exception {
+        Files.writeString(spec, v35);
+        List<String> restarts = restartOrder();
+        assertEquals(3, restarts.size(), restarts.toString());
+        String crashed = restarts.get(1);
+        underLoad("faults-upgrade-crash", 3, () -> {
+            Cli.Run stopped = withFault(Pattern.compile("(?m)^\\S+ +restart etcd: changed"), () -> crash(crashed),
+                    "apply", "-i", INV, "-f", spec.toString(), "--yes", "--ready-timeout", "20");
+            assertEquals(1, stopped.exitCode(), stopped.out());
+            String why = failedStep(stopped, crashed);
+            assertTrue(why.contains(crashed), "the reason names the crashed host: " + why);
+            assertTrue(stopped.out().contains("Fix the cause and apply again; finished steps are not repeated."), stopped.out());
+            assertFalse(stopped.out().contains("wait for cluster version 3.5: ok"), stopped.out());
+
+            boot(crashed);
+            Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
+            assertEquals(2, plan.exitCode(), plan.all());
+            assertTrue(plan.all().contains("mixed versions: members run 3.4.23 and 3.5.16 (an interrupted version change)"),
+                    plan.all());
+            Cli.Run resumed = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+            assertEquals(0, resumed.exitCode(), resumed.all());
+            assertTrue(resumed.out().contains("wait for cluster version 3.5: ok"), resumed.out());
+        });
+        converged(List.of("h1", "h2", "h3"));
+        for (JsonNode m : status().path("members")) {
+            assertEquals("3.5.16", m.path("version").asText(), m.toString());
+        }
+    }
+
+    /**
+     * The leader's host crashes as the first follower's restart (a config change) begins: that
+     * restart is refused (the others are not all healthy) or its wait for every member runs out,
+     * and either way the leader is named with what to do. Booted again, the next apply finishes.
+     */
+    @Test
+    @Order(2)
+    void theLeadersHostCrashedDuringARollingRestartStopsThenTheNextApplyFinishes() throws Exception {
+        Files.writeString(spec, v35.replace("heartbeat-interval: 100", "heartbeat-interval: 150"));
+        String leader = leader();
+        underLoad("faults-leader-crash", 3, () -> {
+            Cli.Run stopped = withFault(Pattern.compile("(?m)^\\S+ +> restart etcd"), () -> crash(leader),
+                    "apply", "-i", INV, "-f", spec.toString(), "--yes", "--ready-timeout", "15");
+            assertEquals(1, stopped.exitCode(), stopped.out());
+            String why = failedStep(stopped, null);
+            assertTrue(why.contains("member " + leader + " at"), "the reason names the crashed leader: " + why);
+            assertTrue(why.contains("What to do") || why.contains("once they are healthy, apply again"), why);
+            boot(leader);
+            Cli.Run finished = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+            assertEquals(0, finished.exitCode(), finished.all());
+        });
+        converged(List.of("h1", "h2", "h3"));
+        assertEquals(0, Testbed.sshStatus(index(leader), "grep -qx 'heartbeat-interval: 150' /etc/etcd/etcd.conf.yml"));
+    }
+
+    /**
+     * A member cut off from the other two: during a rolling restart (the restart then under way is
+     * refused or its wait runs out, naming it); before its own restart (etcd, restarted, waits for
+     * its peers and never tells systemd it is ready: the restart's timeout names the cause); and cut
+     * off from the workstation (plan and apply refuse before anything is done). Healed, the next
+     * apply converges.
+     */
+    @Test
+    @Order(3)
+    void aMemberCutOffFromItsPeersOrFromTheWorkstationStopsTheApplyWithTheReasonThenItConverges() throws Exception {
+        Files.writeString(spec, v35);
+        List<String> restarts = restartOrder();
+        String first = restarts.get(0);
+        String cut = restarts.stream().filter(h -> !h.equals(first)).filter(h -> !h.equals(leaderQuietly())).findFirst()
+                .orElse(restarts.get(1));
+        List<Integer> peers = new ArrayList<>(List.of(1, 2, 3));
+        peers.remove(Integer.valueOf(index(cut)));
+        underLoad("faults-partition", 3, () -> {
+            Cli.Run stopped;
+            try {
+                stopped = withFault(Pattern.compile("(?m)^" + first + " +> restart etcd"), () -> {
+                    for (int p : peers) {
+                        Testbed.run("cut", String.valueOf(index(cut)), String.valueOf(p));
+                    }
+                }, "apply", "-i", INV, "-f", spec.toString(), "--yes", "--ready-timeout", "15");
+            } finally {
+                heal(cut, peers);
+            }
+            assertEquals(1, stopped.exitCode(), stopped.out());
+            String why = failedStep(stopped, null);
+            assertTrue(why.contains("member " + cut + " at"), "the reason names the member cut off: " + why);
+            assertTrue(why.contains("What to do") || why.contains("once they are healthy, apply again"), why);
+            Cli.Run healed = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+            assertEquals(0, healed.exitCode(), healed.all());
+
+            // Cut off before its own restart: the others are healthy, so its restart may go ahead.
+            Testbed.ssh(index(cut), "sed -i 's/heartbeat-interval: 100/heartbeat-interval: 110/' /etc/etcd/etcd.conf.yml");
+            Cli.Run hung;
+            try {
+                for (int p : peers) {
+                    Testbed.run("cut", String.valueOf(index(cut)), String.valueOf(p));
+                }
+                hung = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes", "--restart-timeout", "15");
+            } finally {
+                heal(cut, peers);
+            }
+            assertEquals(1, hung.exitCode(), hung.all());
+            String reason = failedStep(hung, cut);
+            if (reason.contains("(systemd: activating start)")) {
+                // Started again, etcd waits for its peers and never tells systemd it is ready.
+                assertTrue(reason.contains(cut + ": etcd was restarted but has not reported ready within 15 s"), reason);
+                assertTrue(reason.contains(cut + " cannot reach the other members (a network partition, a firewall on the peer"
+                        + " port 2380), or they have lost quorum"), reason);
+                assertTrue(reason.contains("What to do: make sure " + cut + " reaches the other members' peer URLs"), reason);
+            } else {
+                // A member cut off from its peers may also take longer than that to stop (systemd: deactivating).
+                assertTrue(reason.contains(cut + ": etcd was restarted but did not come up within 15 s (systemd: deactivating"), reason);
+                assertTrue(reason.contains("What to do: look at 'journalctl -u etcd.service' on " + cut), reason);
+            }
+            assertTrue(reason.contains("etcd's last log lines on " + cut + ":"), reason);
+
+            // Cut off from the workstation: nothing is planned, nothing changed.
+            Testbed.ssh(index(cut), "sed -i 's/heartbeat-interval: 100/heartbeat-interval: 120/' /etc/etcd/etcd.conf.yml");
+            Testbed.run("isolate", String.valueOf(index(cut)));
+            try {
+                for (String command : List.of("plan", "apply")) {
+                    Cli.Run refused = Cli.run(command, "-i", INV, "-f", spec.toString(), "--connect-timeout", "3",
+                            command.equals("apply") ? "--yes" : "--detailed-exitcode");
+                    assertEquals(1, refused.exitCode(), refused.all());
+                    assertTrue(refused.all().contains(cut + ": unreachable (no answer from " + Testbed.address(index(cut))
+                            + ":22 within 3 s)"), refused.all());
+                    assertTrue(refused.all().contains("What to do: bring the host back (power, network, sshd"), refused.all());
+                    assertFalse(refused.all().contains("RECAP"), "nothing ran: " + refused.all());
+                }
+            } finally {
+                Testbed.run("rejoin", String.valueOf(index(cut)));
+            }
+            Cli.Run back = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+            assertEquals(0, back.exitCode(), back.all());
+        });
+        converged(List.of("h1", "h2", "h3"));
+        assertEquals(0, Testbed.sshStatus(index(cut), "grep -qx 'heartbeat-interval: 100' /etc/etcd/etcd.conf.yml"));
+    }
+
+    /**
+     * A voter's host crashes while the first new member joins a grow 3 -> 5: etcd 3.5.16 refuses
+     * every add while a voter is down, and the apply says which and what to do. Booted again, the
+     * next apply adds the fifth member.
+     */
+    @Test
+    @Order(4)
+    void aVoterHostCrashedDuringAGrowStopsThenTheNextApplyConverges() throws Exception {
+        String five = v35.replace("hosts: [h1, h2, h3]", "hosts: [h1, h2, h3, h4, h5]");
+        String leader = leader();
+        String crashed = List.of("h1", "h2", "h3").stream().filter(h -> !h.equals(leader)).findFirst().orElseThrow();
+        Map<String, String> before = clientEnv();
+        Files.writeString(spec, five);
+        underLoad("faults-grow-crash", before, 5, () -> {
+            Cli.Run stopped = withFault(Pattern.compile("(?m)^h4 +> start etcd, joining the running cluster"), () -> crash(crashed),
+                    "apply", "-i", INV, "-f", spec.toString(), "--yes", "--ready-timeout", "15");
+            assertEquals(1, stopped.exitCode(), stopped.out());
+            String why = failedStep(stopped, null);
+            assertTrue(why.contains("member " + crashed + " at"), "the reason names the crashed member: " + why);
+            if (stopped.out().contains("add h5 as a learner: failed")) {
+                assertTrue(why.contains("not adding h5: cannot add a learner with peer URL"), why);
+                assertTrue(why.contains("etcd before 3.5.30 refuses every add while any voting member is down. What to do: bring"
+                        + " that member back"), why);
+            } else {
+                assertTrue(why.contains("What to do") || why.contains("once they are healthy, apply again"), why);
+            }
+            boot(crashed);
+            Cli.Run grown = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+            assertEquals(0, grown.exitCode(), grown.all());
+        });
+        converged(List.of("h1", "h2", "h3", "h4", "h5"));
+    }
+
+    /**
+     * A member host crashes while a restore starts the members on the restored data: the restore
+     * says which member is missing and to run it again. Booted again, the same restore finishes
+     * under the same token and proves itself: every write acknowledged before the backup there,
+     * one cluster, a second plan empty.
+     */
+    @Test
+    @Order(5)
+    void aMemberHostCrashedDuringARestoreStopsThenTheSameRestoreFinishes() throws Exception {
+        Map<String, String> env = clientEnv();
+        WriteLoad.Acks before;
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("faults-before-backup.acks"))) {
+            load.awaitMore(200, Duration.ofSeconds(30));
+            before = load.stop();
+        }
+        Cli.Run backup = Cli.run("backup", "-i", INV, "-f", spec.toString());
+        assertEquals(0, backup.exitCode(), backup.all());
+        Cli.Run stopped = withFault(Pattern.compile("(?m)^h4 +restore member h4 into [^\\n]*: changed"), () -> crash("h4"),
+                "restore", "-i", INV, "-f", spec.toString(), "--from", "latest", "--yes", "--ready-timeout", "15");
+        assertEquals(1, stopped.exitCode(), stopped.out());
+        String why = failedStep(stopped, null);
+        // By name, or by its client URL when it never started on the restored data (no name in the member list then).
+        assertTrue(why.contains("h4") || why.contains(Testbed.address(4) + ":2379"), "the reason names the crashed member: " + why);
+        assertTrue(stopped.out().contains("Fix the cause and run the same restore again: members already restored from this"
+                + " snapshot are kept, the others restored under the same token."), stopped.out());
+
+        boot("h4");
+        Cli.Run again = Cli.run("restore", "-i", INV, "-f", spec.toString(), "--from", "latest", "--yes");
+        assertEquals(0, again.exitCode(), again.all());
+        assertTrue(Pattern.compile("(?m)^cluster +prove the restore: [^\\n]*: changed").matcher(again.out()).find(), again.out());
+        converged(List.of("h1", "h2", "h3", "h4", "h5"));
+        WriteLoad.Report report = WriteLoad.checkRestored(clientEnv(), before);
+        System.out.println("[faults-restore-crash] " + report);
+        assertTrue(report.lostNothing(), report.toString());
+        assertEquals(5, report.hashByMember().size(), report.toString());
+        assertTrue(report.membersAgree(), report.toString());
+    }
+
+    private interface Operation {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs etcdwright ARGS in its own process and deals the fault as soon as its output matches
+     * {@code at}; then lets it end by itself (a stop comes within the short timeouts given).
+     */
+    private static Cli.Run withFault(Pattern at, Operation fault, String... args) throws Exception {
+        try (Cli.Launched run = Cli.Launched.start(home, args)) {
+            run.await(at, Duration.ofMinutes(4));
+            fault.run();
+            return run.finish(Duration.ofMinutes(4));
+        }
+    }
+
+    /**
+     * The reason of the first step that failed or found its host unreachable (with {@code host},
+     * that host's), with its result line.
+     */
+    private static String failedStep(Cli.Run run, String host) {
+        Matcher m = FAILED_STEP.matcher(run.out());
+        while (m.find()) {
+            if (host == null || m.group(1).equals(host)) {
+                return m.group();
+            }
+        }
+        throw new AssertionError("no step failed" + (host == null ? "" : " on " + host) + ": " + run.out());
+    }
+
+    private static void crash(String host) {
+        Testbed.run("crash", String.valueOf(index(host)));
+    }
+
+    /**
+     * Boots the host again on its disk; its enabled etcd starts by itself, and systemd reports it
+     * active only once etcd said it is ready (Type=notify): the operator's "it is back".
+     */
+    private static void boot(String host) {
+        Testbed.run("boot", String.valueOf(index(host)));
+        Testbed.ssh(index(host), "for i in $(seq 120); do systemctl is-active --quiet etcd && exit 0; sleep 0.5; done;"
+                + " systemctl status etcd; exit 1");
+    }
+
+    private static void heal(String host, List<Integer> peers) {
+        for (int p : peers) {
+            Testbed.run("uncut", String.valueOf(index(host)), String.valueOf(p));
+        }
+    }
+
+    private static void underLoad(String name, int members, Operation operation) throws Exception {
+        underLoad(name, clientEnv(), members, operation);
+    }
+
+    /** Runs {@code operation} while the write load writes, then checks every acknowledged write on every member. */
+    private static void underLoad(String name, Map<String, String> env, int members, Operation operation) throws Exception {
+        WriteLoad.Acks acks;
+        long started = System.nanoTime();
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve(name + ".acks"))) {
+            load.awaitMore(100, Duration.ofSeconds(30));
+            operation.run();
+            load.awaitMore(100, Duration.ofSeconds(30));
+            acks = load.stop();
+        }
+        System.out.println("[" + name + "] took " + (System.nanoTime() - started) / 1_000_000_000 + " s");
+        WriteLoad.checkNothingLost(clientEnv(), acks, name, members);
+    }
+
+    /** The hosts whose etcd the plan restarts, in the plan's order. */
+    private static List<String> restartOrder() throws Exception {
+        Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString(), "-o", "json");
+        assertEquals(0, plan.exitCode(), plan.all());
+        List<String> hosts = new ArrayList<>();
+        for (JsonNode step : JSON.readTree(plan.out()).path("steps")) {
+            if (step.path("summary").asText().startsWith("restart etcd")) {
+                hosts.add(step.path("host").asText());
+            }
+        }
+        return hosts;
+    }
+
+    private static JsonNode status() throws Exception {
+        return JSON.readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
+    }
+
+    private static String leader() throws Exception {
+        for (JsonNode m : status().path("members")) {
+            if (m.path("leader").asBoolean()) {
+                return m.path("name").asText();
+            }
+        }
+        throw new AssertionError("no leader: " + status());
+    }
+
+    private static String leaderQuietly() {
+        try {
+            return leader();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Map<String, String> clientEnv() {
+        Cli.Run env = Cli.run("client-env", "-i", INV, "-f", spec.toString());
+        assertEquals(0, env.exitCode(), env.all());
+        return Etcdctl.env(env.out());
+    }
+
+    private static int index(String host) {
+        return Integer.parseInt(host.substring(1));
+    }
+
+    /** Healthy, exactly these voting members, no change left, and one cluster id on every member's own disk. */
+    private static void converged(List<String> members) throws Exception {
+        Cli.Run again = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
+        assertEquals(0, again.exitCode(), "nothing is left to do: " + again.all());
+        JsonNode status = status();
+        assertTrue(status.path("healthy").asBoolean(), status.toString());
+        Set<String> names = new TreeSet<>();
+        for (JsonNode m : status.path("members")) {
+            names.add(m.path("name").asText());
+            assertFalse(m.path("learner").asBoolean(), m.toString());
+        }
+        assertEquals(new TreeSet<>(members), names, status.toString());
+        Set<String> clusterIds = new TreeSet<>();
+        for (String member : members) {
+            String answer = Testbed.ssh(index(member), "etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/etcd/pki/ca.crt"
+                    + " --cert=/etc/etcd/pki/healthcheck-client.crt --key=/etc/etcd/pki/healthcheck-client.key"
+                    + " endpoint status -w json");
+            clusterIds.add(JSON.readTree(answer).get(0).path("Status").path("header").path("cluster_id").asText());
+        }
+        assertEquals(1, clusterIds.size(), "one cluster, not two: " + clusterIds);
+    }
+}
