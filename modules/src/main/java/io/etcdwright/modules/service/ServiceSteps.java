@@ -158,10 +158,11 @@ public final class ServiceSteps {
     private static final int LOG_LINE_CHARS = 300;
     private static final Duration UNIT_STATE_TIMEOUT = Duration.ofSeconds(30);
     /** $1 the unit: "ActiveState SubState" on the first line, then etcd's last log lines. */
-    static final RemoteCommand UNIT_STATE_AND_LOG = RemoteCommand.script("""
+    private static final String UNIT_STATE_AND_LOG_CODE = """
             echo "$(systemctl show -p ActiveState --value "$1") $(systemctl show -p SubState --value "$1")"
             journalctl -u "$1" -n 5 --no-pager -o cat
-            """, EtcdLayout.UNIT);
+            """;
+    static final RemoteCommand UNIT_STATE_AND_LOG = RemoteCommand.script(UNIT_STATE_AND_LOG_CODE, EtcdLayout.UNIT);
 
     /** $1 the unit, $2 the data directory, $3 the user etcd runs as. */
     private static final String RESTART_CODE = """
