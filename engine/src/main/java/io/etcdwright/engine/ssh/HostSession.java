@@ -1,5 +1,6 @@
 package io.etcdwright.engine.ssh;
 
+import com.jcraft.jsch.Channel;
 import com.jcraft.jsch.ChannelExec;
 import com.jcraft.jsch.ChannelSftp;
 import com.jcraft.jsch.JSchException;
@@ -123,7 +124,7 @@ public final class HostSession implements AutoCloseable {
             throw new SshException(target.name(), SshException.Reason.TIMEOUT,
                     "command did not finish within " + timeout.toSeconds() + " s: " + what, null);
         }
-        if (channel.getExitStatus() < 0 && !session.isConnected()) {
+        if (channel.getExitStatus() < 0 && !answers()) {
             throw lost(new IOException("the connection closed before the command ended: " + what));
         }
         return new CommandResult(what, channel.getExitStatus(),
@@ -294,6 +295,34 @@ public final class HostSession implements AutoCloseable {
             throw lost(e);
         }
     }
+
+    /**
+     * Whether the connection still carries traffic, proved by a channel the host confirms. A channel
+     * that closed without an exit status is asked about this way, not by {@code isConnected()}
+     * alone: when the connection drops, jsch closes the session's channels first and marks the
+     * session disconnected only after, so a command cut off by a dropped connection could read as
+     * one that ended with no status (a signal) and be reported as a failed command, not a lost host.
+     */
+    private boolean answers() {
+        if (!session.isConnected()) {
+            return false;
+        }
+        Channel probe = null;
+        try {
+            probe = session.openChannel("exec");
+            ((ChannelExec) probe).setCommand("true");
+            probe.connect(LIVENESS_TIMEOUT_MS); // waits for the host's confirmation, or for the session to go down
+            return true;
+        } catch (JSchException e) {
+            return false;
+        } finally {
+            if (probe != null) {
+                probe.disconnect();
+            }
+        }
+    }
+
+    private static final int LIVENESS_TIMEOUT_MS = 10_000;
 
     public boolean isConnected() {
         return session.isConnected();
