@@ -136,12 +136,7 @@ final class Cli {
          * (which may run a little past the match: output already in the pipe); fails if it does not get there.
          */
         String killAfter(Pattern pattern, Duration within) throws InterruptedException {
-            synchronized (output) {
-                killAt = pattern;
-                if (pattern.matcher(output).find()) {
-                    kill();
-                }
-            }
+            killWhen(pattern);
             try {
                 await(pattern, within);
             } finally {
@@ -157,6 +152,19 @@ final class Cli {
             }
             System.out.println("$ " + command + "   (own process, SIGKILLed after '" + pattern + "')\n" + printed + "[killed]");
             return printed;
+        }
+
+        /**
+         * Arms the kill: SIGKILLs the process as soon as its output matches {@code pattern}, without
+         * waiting (before answering a question, so that the run cannot pass the point unwatched).
+         */
+        void killWhen(Pattern pattern) {
+            synchronized (output) {
+                killAt = pattern;
+                if (pattern.matcher(output).find()) {
+                    kill();
+                }
+            }
         }
 
         /** Writes one line to its standard input, as a person at the terminal would. */

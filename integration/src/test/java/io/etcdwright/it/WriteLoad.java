@@ -475,8 +475,11 @@ final class WriteLoad implements AutoCloseable {
                              allSent.countDown();
                          }
                      })) {
-            if (!done.await(60, TimeUnit.SECONDS)) {
-                problems.add("the watch did not reach revision " + last + " within 60 s (at " + previous[0] + ")");
+            // A bound on a stuck watch, not a speed check: a long run (a chain of killed applies writes
+            // for ten minutes) has a hundred thousand events to stream through a busy 2-core machine.
+            long within = 60 + acked.size() / 1000;
+            if (!done.await(within, TimeUnit.SECONDS)) {
+                problems.add("the watch did not reach revision " + last + " within " + within + " s (at " + previous[0] + ")");
                 return;
             }
             // Then until etcd confirms every event up to the cluster's revision at the start of the

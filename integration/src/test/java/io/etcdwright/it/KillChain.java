@@ -1,0 +1,342 @@
+package io.etcdwright.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * etcdwright SIGKILLed anywhere in one change, the KilledAnywhere*IT classes' shared chain: a run
+ * (one step at a time, {@code --forks 1}) is killed at the first kill point of its own plan, the
+ * next run (which plans again from what it finds) at the first point of its own plan not killed at
+ * yet, and so on, until a run is let finish. Each kill lands on the state the earlier kills left,
+ * the way a flaky CI runner would leave it. The kill points come from the plan itself (each step's
+ * start and end lines as the run prints them), so a step added to a planner is covered by
+ * construction: at every step's end (a step boundary) but the last one's (after it only the recap
+ * is left, a kill there interrupts nothing), and inside every step that takes time (an action: a
+ * restart, a health wait, a member added; and a release streaming to a host), as its start line is
+ * printed before its work.
+ *
+ * <p>Two kinds of run: {@link #applies} (plan saved, then that very plan applied, the re-run an
+ * apply of the spec) and {@link #restores} (the restore asks for confirmation after printing its
+ * plan: the kill point is chosen from that plan, then it is confirmed; the re-run is the same
+ * restore, as the operator would run it again). {@link #converged} is what every chain must end
+ * in.
+ */
+final class KillChain {
+    static final String INV = Testbed.INVENTORY.toString();
+    static final ObjectMapper JSON = new ObjectMapper();
+    /** Plans made stale by the time they were applied, allowed before the chain counts as stuck. */
+    private static final int MAX_STALE = 10;
+    /** A bound on the chain: a planner that kept planning new steps after each kill would never converge. */
+    private static final int MAX_KILLS = 80;
+    private static final Pattern CONFIRM = Pattern.compile(Pattern.quote("Only 'yes' will be accepted"));
+
+    private final Path home;
+    private final Path spec;
+
+    KillChain(Path home, Path spec) {
+        this.home = home;
+        this.spec = spec;
+    }
+
+    /** What a chain did: the points killed at, in order, and the run that was let finish. */
+    record Result(List<String> killed, int stale, long tookMillis, Cli.Run last) {
+        @Override
+        public String toString() {
+            return killed.size() + " kills (" + stale + " plans stale by apply time) in " + tookMillis / 1000 + " s: " + killed;
+        }
+    }
+
+    /**
+     * Which kill points a chain kills at: every step boundary always, and inside steps either every
+     * point ({@link #EVERY}) or one per kind of step ({@link #BOUNDARIES_AND_EACH_KIND_INSIDE}).
+     */
+    enum Sample {
+        EVERY,
+        /**
+         * Every boundary, and inside each kind of step once: on the first host it runs on (a
+         * restart inside on h1, not again on h2 and h3; every cluster step). Each kill costs a whole
+         * run (a JVM, the facts, the lock, the steps before the point: 35 to 60 s on the CI's 2 cores
+         * under the write load), and a rolling change or a restore has 20 to 30 points: all of them
+         * would take 12 to 18 minutes a chain. The same step interrupted on another host leaves
+         * the same kind of state; a boundary kill there is kept.
+         */
+        BOUNDARIES_AND_EACH_KIND_INSIDE;
+
+        boolean keeps(KillPoint p, Set<String> killedInside) {
+            return this == EVERY || !p.where().equals("inside") || !killedInside.contains(p.summary());
+        }
+    }
+
+    /** A step's start line, and its end line; a start only where the step can take a while. */
+    record KillPoint(String target, String identity, String summary, String where, Pattern pattern) {
+        @Override
+        public String toString() {
+            return where + " " + target + " " + identity;
+        }
+    }
+
+    /** One planned step, as the plan shows it (JSON or text). */
+    private record Planned(String target, String identity, String summary, String line, List<String> summaries,
+                           boolean takesTime) {
+    }
+
+    /** Applies of the spec as it is now, each killed at a point of its own plan, until one is let finish (exit 0). */
+    Result applies(Sample sample) throws Exception {
+        long start = System.nanoTime();
+        Set<String> killed = new LinkedHashSet<>();
+        Set<String> killedInside = new java.util.HashSet<>();
+        Path saved = home.resolve("chain.plan");
+        int stale = 0;
+        for (int round = 0; round < MAX_KILLS; round++) {
+            // The kill point is chosen from the very plan the apply will run (saved, and applied
+            // only while the facts it was made from still hold), not from a plan made a moment
+            // before: a member still starting after the last kill would make the two differ.
+            Cli.Run planned = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--out", saved.toString(), "-o", "json");
+            assertEquals(0, planned.exitCode(), planned.all());
+            List<KillPoint> points = killPoints(fromJson(JSON.readTree(planned.out())));
+            if (round == 0) {
+                assertFalse(points.isEmpty(), "the spec differs from the hosts: there is something to kill");
+            }
+            KillPoint point = next(points, killed, killedInside, sample);
+            if (point == null) {
+                break;
+            }
+            String seen;
+            // One step at a time, so that each kill point is a state of its own: with steps side by
+            // side, the others would run on while the one awaited finishes, and skip their boundaries.
+            try (Cli.Launched apply = Cli.Launched.start(home, "apply", saved.toString(), "--forks", "1")) {
+                seen = apply.killAfter(point.pattern(), Duration.ofMinutes(3));
+            } catch (AssertionError e) {
+                if (e.getMessage().contains("refusing stale plan") && ++stale <= MAX_STALE) {
+                    continue;  // the hosts moved on since the plan (a member finished starting): plan again
+                }
+                throw stuck(e, killed);
+            }
+            assertFalse(seen.contains("RECAP"), "killed before it finished (" + point + "): " + seen);
+            killedAt(point, killed, killedInside);
+        }
+        Cli.Run last = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, last.exitCode(), "the apply after " + killed.size() + " kills converges: " + last.all());
+        return done(killed, stale, start, last);
+    }
+
+    /**
+     * {@code etcdwright restore ARGS} (without --yes), each run killed at a point of the plan it
+     * printed before asking for confirmation, until one is confirmed and let finish (exit 0).
+     */
+    Result restores(Sample sample, String... args) throws Exception {
+        long start = System.nanoTime();
+        Set<String> killed = new LinkedHashSet<>();
+        Set<String> killedInside = new java.util.HashSet<>();
+        List<String> command = new ArrayList<>(List.of("restore", "-i", INV, "-f", spec.toString()));
+        command.addAll(List.of(args));
+        command.addAll(List.of("--forks", "1"));
+        for (int round = 0; round <= MAX_KILLS; round++) {
+            try (Cli.Launched restore = Cli.Launched.start(home, command.toArray(String[]::new))) {
+                String shown;
+                try {
+                    shown = restore.await(CONFIRM, Duration.ofMinutes(3));
+                } catch (AssertionError e) {
+                    throw stuck(e, killed);
+                }
+                List<KillPoint> points = killPoints(fromText(shown));
+                if (round == 0) {
+                    assertFalse(points.isEmpty(), "a restore has steps: " + shown);
+                }
+                KillPoint point = round == MAX_KILLS ? null : next(points, killed, killedInside, sample);
+                if (point == null) {
+                    restore.answer("yes");
+                    Cli.Run last = restore.finish(Duration.ofMinutes(10));
+                    assertEquals(0, last.exitCode(), "the restore after " + killed.size() + " kills converges: " + last.out());
+                    return done(killed, 0, start, last);
+                }
+                // Armed before the confirmation: the run cannot pass the point before the kill waits for it.
+                restore.killWhen(point.pattern());
+                restore.answer("yes");
+                String seen;
+                try {
+                    seen = restore.killAfter(point.pattern(), Duration.ofMinutes(3));
+                } catch (AssertionError e) {
+                    throw stuck(e, killed);
+                }
+                assertFalse(seen.contains("RECAP"), "killed before it finished (" + point + "): " + seen);
+                killedAt(point, killed, killedInside);
+            }
+        }
+        throw new AssertionError("unreachable: the last round lets the restore finish");
+    }
+
+    private static KillPoint next(List<KillPoint> points, Set<String> killed, Set<String> killedInside, Sample sample) {
+        return points.stream().filter(p -> sample.keeps(p, killedInside)).filter(p -> !killed.contains(p.toString()))
+                .findFirst().orElse(null);
+    }
+
+    /** Records a kill done: the point, and for a kill inside a step the step's kind. */
+    private static void killedAt(KillPoint point, Set<String> killed, Set<String> killedInside) {
+        killed.add(point.toString());
+        if (point.where().equals("inside")) {
+            killedInside.add(point.summary());
+        }
+    }
+
+    private Result done(Set<String> killed, int stale, long start, Cli.Run last) {
+        Result result = new Result(List.copyOf(killed), stale, (System.nanoTime() - start) / 1_000_000, last);
+        System.out.println("[kill chain " + spec.getFileName() + "] " + result);
+        return result;
+    }
+
+    /** What the hosts looked like right after: the state a refusal or a stuck step came from. */
+    private AssertionError stuck(AssertionError e, Set<String> killed) {
+        return new AssertionError(e.getMessage() + "\nafter kills at " + killed + "\nfacts right after:\n"
+                + Cli.run("facts", "-i", INV, "-f", spec.toString(), "-o", "json").out(), e);
+    }
+
+    /** The steps of a plan as {@code plan -o json} gives them. */
+    private static List<Planned> fromJson(JsonNode plan) {
+        List<Planned> steps = new ArrayList<>();
+        for (JsonNode step : plan.path("steps")) {
+            String id = step.path("id").asText();
+            String target = step.path("host").isNull() || step.path("host").isMissingNode() ? "cluster" : step.path("host").asText();
+            String summary = step.path("summary").asText();
+            String reason = step.path("reason").asText("");
+            String kind = step.path("kind").asText();
+            String symbol = switch (kind) {
+                case "CREATE" -> "+";
+                case "UPDATE" -> "~";
+                case "DELETE" -> "-";
+                default -> ">";
+            };
+            steps.add(new Planned(target, id + " (" + summary + ")", summary, symbol + " " + summary + (reason.isEmpty() ? "" : " (" + reason + ")"),
+                    List.of(summary), kind.equals("ACTION") || id.endsWith("/install")));
+        }
+        return steps;
+    }
+
+    private static final Pattern TEXT_TARGET = Pattern.compile("^([^\\s:]+):$");
+    private static final Pattern TEXT_STEP = Pattern.compile("^  ([-+~>]) (.+)$");
+
+    /**
+     * The steps of a plan as its text shows them (a restore prints no JSON): a target's line, then
+     * its steps' lines ({@code + summary (reason)}). The text does not mark where the summary ends
+     * and the reason begins: each "summary" before a " (" is a candidate for the step's end line.
+     */
+    private static List<Planned> fromText(String shown) {
+        List<Planned> steps = new ArrayList<>();
+        String target = null;
+        for (String line : shown.split("\n")) {
+            Matcher t = TEXT_TARGET.matcher(line);
+            Matcher s = TEXT_STEP.matcher(line);
+            if (t.matches()) {
+                target = t.group(1);
+            } else if (target != null && s.matches()) {
+                String text = s.group(2);
+                List<String> summaries = new ArrayList<>(List.of(text));
+                for (int at = text.indexOf(" ("); at > 0; at = text.indexOf(" (", at + 1)) {
+                    summaries.add(text.substring(0, at));
+                }
+                String identity = text.replaceFirst(" \\([^()]*\\)$", "");
+                // Actions, and the steps that stream a file to a host (a release, a snapshot), take time.
+                steps.add(new Planned(target, identity, identity, s.group(1) + " " + text, summaries,
+                        s.group(1).equals(">") || text.startsWith("install ") || text.startsWith("copy ")));
+            } else if (line.startsWith("Plan: ")) {
+                break;
+            }
+        }
+        return steps;
+    }
+
+    static List<KillPoint> killPoints(List<Planned> steps) {
+        List<KillPoint> points = new ArrayList<>();
+        for (int i = 0; i < steps.size(); i++) {
+            Planned step = steps.get(i);
+            String prefix = "(?m)^" + Pattern.quote(step.target()) + " +";
+            if (step.takesTime()) {
+                // Inside the step: it prints its start line before its work (streaming, starting, waiting).
+                points.add(new KillPoint(step.target(), step.identity(), step.summary(), "inside",
+                        Pattern.compile(prefix + Pattern.quote(step.line()) + " \\.\\.\\.$")));
+            }
+            if (i == steps.size() - 1) {
+                // After the last step the run has nothing left but its recap: a kill there lands on
+                // a finished run or races it, and is no interruption.
+                continue;
+            }
+            String summaries = String.join("|", step.summaries().stream().map(Pattern::quote).toList());
+            points.add(new KillPoint(step.target(), step.identity(), step.summary(), "after",
+                    Pattern.compile(prefix + "(?:" + summaries + "): (changed|ok) \\(")));
+        }
+        return points;
+    }
+
+    Map<String, String> clientEnv() {
+        Cli.Run env = Cli.run("client-env", "-i", INV, "-f", spec.toString());
+        assertEquals(0, env.exitCode(), env.all());
+        return Etcdctl.env(env.out());
+    }
+
+    /** Healthy, exactly these voting members, no change left, and one cluster id on every member's own disk. */
+    void converged(List<String> members) throws Exception {
+        assertEquals(0, Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode").exitCode(),
+                "nothing is left to do after the chain");
+        JsonNode status = JSON.readTree(Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json").out());
+        assertTrue(status.path("healthy").asBoolean(), status.toString());
+        Set<String> names = new TreeSet<>();
+        for (JsonNode m : status.path("members")) {
+            names.add(m.path("name").asText());
+            assertFalse(m.path("learner").asBoolean(), m.toString());
+        }
+        assertEquals(new TreeSet<>(members), names, status.toString());
+        // Each member asked on its own host, with its own healthcheck client: a member that had
+        // bootstrapped a cluster of its own would answer another cluster id.
+        Set<String> clusterIds = new TreeSet<>();
+        for (String member : members) {
+            int host = Integer.parseInt(member.substring(1));
+            String answer = Testbed.ssh(host, "etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/etcd/pki/ca.crt"
+                    + " --cert=/etc/etcd/pki/healthcheck-client.crt --key=/etc/etcd/pki/healthcheck-client.key"
+                    + " endpoint status -w json");
+            JsonNode header = JSON.readTree(answer).get(0).path("Status").path("header");
+            clusterIds.add(header.path("cluster_id").asText());
+        }
+        assertEquals(1, clusterIds.size(), "one cluster, not two: " + clusterIds);
+    }
+
+    /** Something run while the write load writes. */
+    interface Operation {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code operation} while four writers write through {@code env}, and returns what they saw
+     * (acknowledged once more after the operation: the cluster takes writes again).
+     */
+    static WriteLoad.Acks underWrites(Map<String, String> env, String label, Operation operation) throws Exception {
+        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("killed-anywhere-" + label + ".acks"))) {
+            load.awaitMore(100, Duration.ofSeconds(30));
+            operation.run();
+            load.awaitMore(100, Duration.ofSeconds(30));
+            return load.stop();
+        }
+    }
+
+    static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
+
+    /** Writes {@code text} to the spec. */
+    void spec(String text) throws Exception {
+        Files.writeString(spec, text);
+    }
+}
