@@ -54,7 +54,7 @@ final class KillChain {
         this.spec = spec;
     }
 
-    /** What a chain did: the points killed at, in order, and the run that was let finish. */
+    /** What a chain did: the points killed at, in order, and the run that was let finish (null: a killed run ended its stage). */
     record Result(List<String> killed, int stale, long tookMillis, Cli.Run last) {
         @Override
         public String toString() {
@@ -98,6 +98,18 @@ final class KillChain {
 
     /** Applies of the spec as it is now, each killed at a point of its own plan, until one is let finish (exit 0). */
     Result applies(Sample sample) throws Exception {
+        return applies(sample, () -> "one stage");
+    }
+
+    /**
+     * Applies as {@link #applies(Sample)}, for a change made in stages, one apply each (a CA
+     * rotation's phases): the chain ends, with no run let finish ({@link Result#last()} null), as
+     * soon as {@code stage} reads other than at the start. A kill inside a stage's last step, after
+     * its work, has finished the stage, and the next plan is the next stage's, which its own chain
+     * (its own writers, with the credentials that stage needs) must cover.
+     */
+    Result applies(Sample sample, java.util.function.Supplier<String> stage) throws Exception {
+        String startStage = stage.get();
         long start = System.nanoTime();
         Set<String> killed = new LinkedHashSet<>();
         Set<String> killedInside = new java.util.HashSet<>();
@@ -130,6 +142,9 @@ final class KillChain {
             }
             assertFalse(seen.contains("RECAP"), "killed before it finished (" + point + "): " + seen);
             killedAt(point, killed, killedInside);
+            if (!stage.get().equals(startStage)) {
+                return done(killed, stale, start, null);
+            }
         }
         Cli.Run last = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, last.exitCode(), "the apply after " + killed.size() + " kills converges: " + last.all());
