@@ -132,6 +132,27 @@ final class Cli {
         }
 
         /**
+         * Waits until the output matches {@code pattern}, as {@link #await}, or the process ends on its
+         * own (empty then: what it printed is for {@link #finish}); fails when {@code within} passes first.
+         */
+        java.util.Optional<String> awaitUnlessEnded(Pattern pattern, Duration within) throws InterruptedException {
+            long deadline = System.nanoTime() + within.toNanos();
+            synchronized (output) {
+                while (!pattern.matcher(output).find()) {
+                    if (!reader.isAlive()) {
+                        return java.util.Optional.empty();
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new AssertionError("no '" + pattern + "' within " + within + " from " + command + ":\n" + output);
+                    }
+                    output.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 1000)));
+                }
+                return java.util.Optional.of(output.toString());
+            }
+        }
+
+        /**
          * SIGKILLs the process as soon as its output matches {@code pattern} and returns what it printed
          * (which may run a little past the match: output already in the pipe); fails if it does not get there.
          */

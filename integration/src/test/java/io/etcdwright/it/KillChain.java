@@ -7,11 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,17 +34,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * restart, a health wait, a member added; and a release streaming to a host), as its start line is
  * printed before its work.
  *
- * <p>Two kinds of run: {@link #applies} (plan saved, then that very plan applied, the re-run an
- * apply of the spec) and {@link #restores} (the restore asks for confirmation after printing its
- * plan: the kill point is chosen from that plan, then it is confirmed; the re-run is the same
- * restore, as the operator would run it again). {@link #converged} is what every chain must end
- * in.
+ * <p>Both kinds of run, {@link #applies} and {@link #restores}, print their plan and ask for
+ * confirmation: the kill point is chosen from that plan, then the run is confirmed. A restore is
+ * re-run as the same restore, as the operator would run it again. {@link #converged} is what every
+ * chain must end in.
  */
 final class KillChain {
     static final String INV = Testbed.INVENTORY.toString();
     static final ObjectMapper JSON = new ObjectMapper();
-    /** Plans made stale by the time they were applied, allowed before the chain counts as stuck. */
-    private static final int MAX_STALE = 10;
     /** A bound on the chain: a planner that kept planning new steps after each kill would never converge. */
     private static final int MAX_KILLS = 80;
     private static final Pattern CONFIRM = Pattern.compile(Pattern.quote("Only 'yes' will be accepted"));
@@ -55,10 +55,10 @@ final class KillChain {
     }
 
     /** What a chain did: the points killed at, in order, and the run that was let finish (null: a killed run ended its stage). */
-    record Result(List<String> killed, int stale, long tookMillis, Cli.Run last) {
+    record Result(List<String> killed, long tookMillis, Cli.Run last) {
         @Override
         public String toString() {
-            return killed.size() + " kills (" + stale + " plans stale by apply time) in " + tookMillis / 1000 + " s: " + killed;
+            return killed.size() + " kills in " + tookMillis / 1000 + " s: " + killed;
         }
     }
 
@@ -108,93 +108,80 @@ final class KillChain {
      * its work, has finished the stage, and the next plan is the next stage's, which its own chain
      * (its own writers, with the credentials that stage needs) must cover.
      */
-    Result applies(Sample sample, java.util.function.Supplier<String> stage) throws Exception {
-        String startStage = stage.get();
-        long start = System.nanoTime();
-        Set<String> killed = new LinkedHashSet<>();
-        Set<String> killedInside = new java.util.HashSet<>();
-        Path saved = home.resolve("chain.plan");
-        int stale = 0;
-        for (int round = 0; round < MAX_KILLS; round++) {
-            // The kill point is chosen from the very plan the apply will run (saved, and applied
-            // only while the facts it was made from still hold), not from a plan made a moment
-            // before: a member still starting after the last kill would make the two differ.
-            Cli.Run planned = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--out", saved.toString(), "-o", "json");
-            assertEquals(0, planned.exitCode(), planned.all());
-            List<KillPoint> points = killPoints(fromJson(JSON.readTree(planned.out())));
-            if (round == 0) {
-                assertFalse(points.isEmpty(), "the spec differs from the hosts: there is something to kill");
-            }
-            KillPoint point = next(points, killed, killedInside, sample);
-            if (point == null) {
-                break;
-            }
-            String seen;
-            // One step at a time, so that each kill point is a state of its own: with steps side by
-            // side, the others would run on while the one awaited finishes, and skip their boundaries.
-            try (Cli.Launched apply = Cli.Launched.start(home, "apply", saved.toString(), "--forks", "1")) {
-                seen = apply.killAfter(point.pattern(), Duration.ofMinutes(3));
-            } catch (AssertionError e) {
-                if (e.getMessage().contains("refusing stale plan") && ++stale <= MAX_STALE) {
-                    continue;  // the hosts moved on since the plan (a member finished starting): plan again
-                }
-                throw stuck(e, killed);
-            }
-            assertFalse(seen.contains("RECAP"), "killed before it finished (" + point + "): " + seen);
-            killedAt(point, killed, killedInside);
-            if (!stage.get().equals(startStage)) {
-                return done(killed, stale, start, null);
-            }
-        }
-        Cli.Run last = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
-        assertEquals(0, last.exitCode(), "the apply after " + killed.size() + " kills converges: " + last.all());
-        return done(killed, stale, start, last);
+    Result applies(Sample sample, Supplier<String> stage) throws Exception {
+        return chain(List.of("apply", "-i", INV, "-f", spec.toString()), sample, stage);
     }
 
     /**
      * {@code etcdwright restore ARGS} (without --yes), each run killed at a point of the plan it
-     * printed before asking for confirmation, until one is confirmed and let finish (exit 0).
+     * printed before asking for confirmation, until one is confirmed and let finish (exit 0). The
+     * re-run is the same restore, as the operator would run it again.
      */
     Result restores(Sample sample, String... args) throws Exception {
-        long start = System.nanoTime();
-        Set<String> killed = new LinkedHashSet<>();
-        Set<String> killedInside = new java.util.HashSet<>();
         List<String> command = new ArrayList<>(List.of("restore", "-i", INV, "-f", spec.toString()));
         command.addAll(List.of(args));
+        return chain(command, sample, () -> "one stage");
+    }
+
+    /**
+     * Runs {@code command} (which prints its plan, then asks for confirmation) again and again: each
+     * run is killed at the first point of the plan it printed not killed at yet, and the first run
+     * left with no such point is confirmed and let finish. The point is chosen from the very plan
+     * the run carries out, so a member still starting after the last kill cannot make them differ;
+     * and the kill is armed before the confirmation, so the run cannot pass the point unwatched.
+     * One step at a time ({@code --forks 1}), so that each kill point is a state of its own: with
+     * steps side by side, the others would run on while the one awaited finishes.
+     */
+    private Result chain(List<String> base, Sample sample, Supplier<String> stage) throws Exception {
+        String startStage = stage.get();
+        long start = System.nanoTime();
+        Set<String> killed = new LinkedHashSet<>();
+        Set<String> killedInside = new HashSet<>();
+        List<String> command = new ArrayList<>(base);
         command.addAll(List.of("--forks", "1"));
         for (int round = 0; round <= MAX_KILLS; round++) {
-            try (Cli.Launched restore = Cli.Launched.start(home, command.toArray(String[]::new))) {
-                String shown;
+            try (Cli.Launched run = Cli.Launched.start(home, command.toArray(String[]::new))) {
+                Optional<String> shown;
                 try {
-                    shown = restore.await(CONFIRM, Duration.ofMinutes(3));
+                    shown = run.awaitUnlessEnded(CONFIRM, Duration.ofMinutes(3));
                 } catch (AssertionError e) {
                     throw stuck(e, killed);
                 }
-                List<KillPoint> points = killPoints(fromText(shown));
+                if (shown.isEmpty()) {
+                    // Nothing left to ask about: the kills before finished the change (a kill inside
+                    // the last step, after its work). Converged, if it says so and exits 0.
+                    Cli.Run last = run.finish(Duration.ofSeconds(30));
+                    assertTrue(round > 0, "the spec differs from the hosts: there is something to kill: " + last.out());
+                    assertEquals(0, last.exitCode(), "the run after " + killed.size() + " kills converges: " + last.out());
+                    return done(killed, start, last);
+                }
+                List<KillPoint> points = killPoints(fromText(shown.get()));
                 if (round == 0) {
-                    assertFalse(points.isEmpty(), "a restore has steps: " + shown);
+                    assertFalse(points.isEmpty(), "the plan has steps to kill: " + shown.get());
                 }
                 KillPoint point = round == MAX_KILLS ? null : next(points, killed, killedInside, sample);
                 if (point == null) {
-                    restore.answer("yes");
-                    Cli.Run last = restore.finish(Duration.ofMinutes(10));
-                    assertEquals(0, last.exitCode(), "the restore after " + killed.size() + " kills converges: " + last.out());
-                    return done(killed, 0, start, last);
+                    run.answer("yes");
+                    Cli.Run last = run.finish(Duration.ofMinutes(10));
+                    assertEquals(0, last.exitCode(), "the run after " + killed.size() + " kills converges: " + last.out());
+                    return done(killed, start, last);
                 }
-                // Armed before the confirmation: the run cannot pass the point before the kill waits for it.
-                restore.killWhen(point.pattern());
-                restore.answer("yes");
+                run.killWhen(point.pattern());
+                run.answer("yes");
                 String seen;
                 try {
-                    seen = restore.killAfter(point.pattern(), Duration.ofMinutes(3));
+                    seen = run.killAfter(point.pattern(), Duration.ofMinutes(3));
                 } catch (AssertionError e) {
                     throw stuck(e, killed);
                 }
                 assertFalse(seen.contains("RECAP"), "killed before it finished (" + point + "): " + seen);
                 killedAt(point, killed, killedInside);
             }
+            if (!stage.get().equals(startStage)) {
+                return done(killed, start, null);
+            }
         }
-        throw new AssertionError("unreachable: the last round lets the restore finish");
+        throw new AssertionError("unreachable: the last round lets the run finish");
     }
 
     private static KillPoint next(List<KillPoint> points, Set<String> killed, Set<String> killedInside, Sample sample) {
@@ -210,8 +197,8 @@ final class KillChain {
         }
     }
 
-    private Result done(Set<String> killed, int stale, long start, Cli.Run last) {
-        Result result = new Result(List.copyOf(killed), stale, (System.nanoTime() - start) / 1_000_000, last);
+    private Result done(Set<String> killed, long start, Cli.Run last) {
+        Result result = new Result(List.copyOf(killed), (System.nanoTime() - start) / 1_000_000, last);
         System.out.println("[kill chain " + spec.getFileName() + "] " + result);
         return result;
     }
@@ -220,27 +207,6 @@ final class KillChain {
     private AssertionError stuck(AssertionError e, Set<String> killed) {
         return new AssertionError(e.getMessage() + "\nafter kills at " + killed + "\nfacts right after:\n"
                 + Cli.run("facts", "-i", INV, "-f", spec.toString(), "-o", "json").out(), e);
-    }
-
-    /** The steps of a plan as {@code plan -o json} gives them. */
-    private static List<Planned> fromJson(JsonNode plan) {
-        List<Planned> steps = new ArrayList<>();
-        for (JsonNode step : plan.path("steps")) {
-            String id = step.path("id").asText();
-            String target = step.path("host").isNull() || step.path("host").isMissingNode() ? "cluster" : step.path("host").asText();
-            String summary = step.path("summary").asText();
-            String reason = step.path("reason").asText("");
-            String kind = step.path("kind").asText();
-            String symbol = switch (kind) {
-                case "CREATE" -> "+";
-                case "UPDATE" -> "~";
-                case "DELETE" -> "-";
-                default -> ">";
-            };
-            steps.add(new Planned(target, id + " (" + summary + ")", summary, symbol + " " + summary + (reason.isEmpty() ? "" : " (" + reason + ")"),
-                    List.of(summary), kind.equals("ACTION") || id.endsWith("/install")));
-        }
-        return steps;
     }
 
     private static final Pattern TEXT_TARGET = Pattern.compile("^([^\\s:]+):$");
