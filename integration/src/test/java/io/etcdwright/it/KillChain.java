@@ -91,9 +91,9 @@ final class KillChain {
         }
     }
 
-    /** One planned step, as the plan shows it (JSON or text). */
+    /** One planned step, as the plan shows it; {@code occurrence} counts the steps of that target and summary so far. */
     private record Planned(String target, String identity, String summary, String line, List<String> summaries,
-                           boolean takesTime) {
+                           boolean takesTime, int occurrence) {
     }
 
     /** Applies of the spec as it is now, each killed at a point of its own plan, until one is let finish (exit 0). */
@@ -213,12 +213,13 @@ final class KillChain {
     private static final Pattern TEXT_STEP = Pattern.compile("^  ([-+~>]) (.+)$");
 
     /**
-     * The steps of a plan as its text shows them (a restore prints no JSON): a target's line, then
+     * The steps of a plan as its text shows them, in the order they run: a target's line, then
      * its steps' lines ({@code + summary (reason)}). The text does not mark where the summary ends
      * and the reason begins: each "summary" before a " (" is a candidate for the step's end line.
      */
     private static List<Planned> fromText(String shown) {
         List<Planned> steps = new ArrayList<>();
+        Map<String, Integer> occurrences = new java.util.HashMap<>();
         String target = null;
         for (String line : shown.split("\n")) {
             Matcher t = TEXT_TARGET.matcher(line);
@@ -231,10 +232,13 @@ final class KillChain {
                 for (int at = text.indexOf(" ("); at > 0; at = text.indexOf(" (", at + 1)) {
                     summaries.add(text.substring(0, at));
                 }
-                String identity = text.replaceFirst(" \\([^()]*\\)$", "");
+                String summary = withoutReason(text);
+                // A step planned twice for one target (a restart in each round of a change) is a point of its own.
+                int seen = occurrences.merge(target + " " + summary, 1, Integer::sum);
+                String identity = seen == 1 ? summary : summary + " #" + seen;
                 // Actions, and the steps that stream a file to a host (a release, a snapshot), take time.
-                steps.add(new Planned(target, identity, identity, s.group(1) + " " + text, summaries,
-                        s.group(1).equals(">") || text.startsWith("install ") || text.startsWith("copy ")));
+                steps.add(new Planned(target, identity, summary, s.group(1) + " " + text, summaries,
+                        s.group(1).equals(">") || text.startsWith("install ") || text.startsWith("copy "), seen));
             } else if (line.startsWith("Plan: ")) {
                 break;
             }
@@ -242,15 +246,35 @@ final class KillChain {
         return steps;
     }
 
+    /**
+     * A step's line without its reason: the balanced parenthesized group that ends it. A reason
+     * may nest parentheses and may change from run to run (what the hosts hold now), so it is no
+     * part of the step's identity: the same step must not count as a new kill point.
+     */
+    static String withoutReason(String text) {
+        if (!text.endsWith(")")) {
+            return text;
+        }
+        int depth = 0;
+        for (int at = text.length() - 1; at > 0; at--) {
+            char c = text.charAt(at);
+            depth += c == ')' ? 1 : c == '(' ? -1 : 0;
+            if (depth == 0) {
+                return text.charAt(at - 1) == ' ' ? text.substring(0, at - 1) : text;
+            }
+        }
+        return text;
+    }
+
     static List<KillPoint> killPoints(List<Planned> steps) {
         List<KillPoint> points = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) {
             Planned step = steps.get(i);
-            String prefix = "(?m)^" + Pattern.quote(step.target()) + " +";
+            String prefix = "^" + Pattern.quote(step.target()) + " +";
             if (step.takesTime()) {
                 // Inside the step: it prints its start line before its work (streaming, starting, waiting).
                 points.add(new KillPoint(step.target(), step.identity(), step.summary(), "inside",
-                        Pattern.compile(prefix + Pattern.quote(step.line()) + " \\.\\.\\.$")));
+                        nth(step.occurrence(), prefix + Pattern.quote(step.line()) + " \\.\\.\\.$")));
             }
             if (i == steps.size() - 1) {
                 // After the last step the run has nothing left but its recap: a kill there lands on
@@ -259,9 +283,14 @@ final class KillChain {
             }
             String summaries = String.join("|", step.summaries().stream().map(Pattern::quote).toList());
             points.add(new KillPoint(step.target(), step.identity(), step.summary(), "after",
-                    Pattern.compile(prefix + "(?:" + summaries + "): (changed|ok) \\(")));
+                    nth(step.occurrence(), prefix + "(?:" + summaries + "): (?:changed|ok) \\(")));
         }
         return points;
+    }
+
+    /** A pattern found only once {@code line} (a regex of one output line) was printed {@code n} times. */
+    private static Pattern nth(int n, String line) {
+        return Pattern.compile("(?ms)" + (n == 1 ? "" : "(?:" + line + ".*?){" + (n - 1) + "}") + line);
     }
 
     Map<String, String> clientEnv() {
