@@ -262,6 +262,16 @@ class PlannerScenarioTest {
                 shape(plan(new Scenario("h2-wiped", "three"))));
     }
 
+    @Test
+    void aFirstMemberThatNeverStartedJoinsAsItselfWithoutAMembershipChange() {
+        // A create killed after two of its members started: the cluster lists h2 (named by the
+        // initial cluster) but h2 never ran, so it never published its client URLs, and its host
+        // holds no data. Nothing of it was lost: it is started as the member it is, as etcd allows
+        // a first member that has not published its client URLs (isMemberBootstrapped).
+        Plan plan = plan(new Scenario("h2-never-started", "three"));
+        assertEquals(List.of("h2/start", "cluster/healthy <- h2/start"), shape(plan));
+    }
+
     // ---- certificates ----
 
     @Test

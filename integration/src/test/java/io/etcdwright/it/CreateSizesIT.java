@@ -57,6 +57,38 @@ class CreateSizesIT {
         createHealthyAndIdempotent(Testbed.ROOT.resolve("examples/single-node.yaml").toString(), 1, "3.5.16");
     }
 
+    /**
+     * A create whose third member's etcd cannot start (a drop-in of the host's own makes systemd
+     * fail it) leaves a cluster of the two others that lists h3, which never ran. Once the host is
+     * fixed, the next apply only starts h3, as etcd allows a first member that never published its
+     * client URLs: no member is removed and none added.
+     */
+    @Test
+    void aFirstMemberThatCouldNotStartIsStartedLaterWithoutAMembershipChange() throws Exception {
+        Path spec = home.resolve("late.yaml");
+        Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: late"));
+        Testbed.ssh(3, "mkdir -p /etc/systemd/system/etcd.service.d && printf '[Service]\\nExecStartPre=/bin/false\\n'"
+                + " > /etc/systemd/system/etcd.service.d/zz-broken.conf");
+        try {
+            // The bootstrap wait cannot succeed: a short one.
+            Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes", "--ready-timeout", "15");
+            assertEquals(1, create.exitCode(), create.all());
+            JsonNode before = status(spec.toString());
+            assertEquals(3, before.path("members").size(), before.toString());
+            assertTrue(before.toString().contains("has never joined"), before.toString());
+            // Stopped first, so that systemd does not retry it once fixed: the apply is what starts it.
+            Testbed.ssh(3, "systemctl stop etcd && rm /etc/systemd/system/etcd.service.d/zz-broken.conf && systemctl daemon-reload");
+
+            Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString());
+            assertEquals(0, plan.exitCode(), plan.all());
+            assertTrue(plan.out().contains("start etcd"), plan.out());
+            assertTrue(!plan.out().contains("remove member") && !plan.out().contains("learner"), plan.out());
+            createHealthyAndIdempotent(spec.toString(), 3, "3.5.16");
+        } finally {
+            Testbed.sshStatus(3, "rm -f /etc/systemd/system/etcd.service.d/zz-broken.conf; systemctl daemon-reload");
+        }
+    }
+
     @Test
     void hostsFetchTheReleaseThemselvesAndVerifyIt() throws Exception {
         Path spec = home.resolve("fetch-34.yaml");

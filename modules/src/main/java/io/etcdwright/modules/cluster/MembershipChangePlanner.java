@@ -49,7 +49,7 @@ final class MembershipChangePlanner {
         EtcdLayout layout = in.layout();
         List<MembershipPlan.Current> current = in.cluster().get().members().stream()
                 .map(m -> new MembershipPlan.Current(m.id(), m.name(), m.peerUrls().stream().findFirst().orElse(""),
-                        m.learner(), m.healthy(), m.leader(), dataLost(in, m.name())))
+                        m.learner(), m.healthy(), m.leader(), !neverStarted(m) && dataLost(in, m.name())))
                 .toList();
         List<MembershipPlan.Desired> desired = in.desired().members().stream()
                 .map(m -> new MembershipPlan.Desired(m.name(), peer(m).peerUrl(layout)))
@@ -153,6 +153,17 @@ final class MembershipChangePlanner {
             }
         });
         return removed;
+    }
+
+    /**
+     * A member of the cluster that never ran: one of the first members of a cluster whose create
+     * was interrupted before it started. The cluster lists it (with the name the initial cluster
+     * gave it) but it never published its client URLs, as etcd does once it has joined. Its host
+     * holding no data is no loss: it starts, joining the running cluster, as the member it was
+     * planned to be, instead of being removed and added again.
+     */
+    private static boolean neverStarted(MemberStatus m) {
+        return m.clientUrls().isEmpty();
     }
 
     /**
