@@ -335,6 +335,23 @@ public final class HostSession implements AutoCloseable {
 
     private SshException lost(Exception e) {
         return new SshException(target.name(), SshException.Reason.UNREACHABLE,
-                "lost the SSH connection (" + e.getMessage() + ")", e);
+                "lost the SSH connection (" + inOperatorWords(e) + ")", e);
+    }
+
+    /** A Java class name before a message, as jsch and the JDK nest them ("java.net.SocketException: Broken pipe"). */
+    private static final java.util.regex.Pattern CLASS_PREFIX =
+            java.util.regex.Pattern.compile("(?:[a-z_][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error)(?:: ?|$)");
+
+    /**
+     * Why a connection dropped, in the words of the failure without the Java class names the
+     * libraries put before them: the operator reads "broken pipe", not a type from a stack trace.
+     */
+    static String inOperatorWords(Throwable e) {
+        String message = e.getMessage() == null && e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+        String words = message == null ? "" : CLASS_PREFIX.matcher(message).replaceAll("").strip();
+        if (words.isEmpty()) {
+            return "no reason given";
+        }
+        return Character.toLowerCase(words.charAt(0)) + words.substring(1);
     }
 }
