@@ -15,8 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -401,23 +399,6 @@ class FaultsIT {
 
     /** Healthy, exactly these voting members, no change left, and one cluster id on every member's own disk. */
     private static void converged(List<String> members) throws Exception {
-        Cli.Run again = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
-        assertEquals(0, again.exitCode(), "nothing is left to do: " + again.all());
-        JsonNode status = status();
-        assertTrue(status.path("healthy").asBoolean(), status.toString());
-        Set<String> names = new TreeSet<>();
-        for (JsonNode m : status.path("members")) {
-            names.add(m.path("name").asText());
-            assertFalse(m.path("learner").asBoolean(), m.toString());
-        }
-        assertEquals(new TreeSet<>(members), names, status.toString());
-        Set<String> clusterIds = new TreeSet<>();
-        for (String member : members) {
-            String answer = Testbed.ssh(index(member), "etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/etcd/pki/ca.crt"
-                    + " --cert=/etc/etcd/pki/healthcheck-client.crt --key=/etc/etcd/pki/healthcheck-client.key"
-                    + " endpoint status -w json");
-            clusterIds.add(JSON.readTree(answer).get(0).path("Status").path("header").path("cluster_id").asText());
-        }
-        assertEquals(1, clusterIds.size(), "one cluster, not two: " + clusterIds);
+        KillChain.converged(spec, members);
     }
 }
