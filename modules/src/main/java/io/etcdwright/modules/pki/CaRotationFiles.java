@@ -121,20 +121,33 @@ public record CaRotationFiles(Path dir) {
         return changed;
     }
 
-    /** Ends the rotation: the bundle, the record, the probe and the old admin go; nothing else in the PKI directory. */
+    /**
+     * Ends the rotation: the bundle, the record, the probe and the old admin go, with what a write of
+     * one of them left when its run was killed; nothing else in the PKI directory. A file not ours
+     * in the directory stops it, named.
+     */
     public void finish() {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
         for (Path file : List.of(bundle(), oldCasFile(), phaseFile(), probe().cert(), probe().key(), oldAdmin().cert(),
                 oldAdmin().key())) {
             try {
                 Files.deleteIfExists(file);
+                SecureFiles.removeLeftovers(file);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot remove " + file + ": " + e.getMessage(), e);
             }
         }
-        try {
-            Files.deleteIfExists(dir);
+        try (Stream<Path> left = Files.list(dir)) {
+            List<String> names = left.map(p -> p.getFileName().toString()).sorted().toList();
+            if (!names.isEmpty()) {
+                throw new IllegalStateException("cannot remove " + dir + ": it holds " + names + ", which etcdwright did not"
+                        + " put there. Move them elsewhere (the rotation itself is done), then apply again");
+            }
+            Files.delete(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove " + dir + " (something else was put there?): " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot remove " + dir + ": " + e.getMessage(), e);
         }
     }
 

@@ -46,6 +46,7 @@ public final class SecureFiles {
             // A directory we create holds keys, so only the owner may list it; an existing one is left alone.
             Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PRIVATE_DIRECTORY));
             requirePosix(directory, what, target);
+            removeLeftovers(target);
             temporary = Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp",
                     PosixFilePermissions.asFileAttribute(PRIVATE));
             // The umask can only have removed bits; make it exactly 0600 before any byte is written.
@@ -74,6 +75,34 @@ public final class SecureFiles {
                 }
             }
         }
+    }
+
+    /**
+     * Removes the temporary files an earlier write of {@code file} left behind: a process killed
+     * between creating its temporary and renaming it (an operator's Ctrl-C, a CI runner gone) cannot
+     * clean up. Only names this class makes ({@code .NAME.<digits>.tmp} beside the file) are touched.
+     */
+    public static void removeLeftovers(Path file) {
+        Path target = file.toAbsolutePath();
+        Path directory = target.getParent();
+        if (!Files.isDirectory(directory)) {
+            return;
+        }
+        try (var entries = Files.newDirectoryStream(directory, entry -> isTemporaryOf(entry, target))) {
+            for (Path leftover : entries) {
+                Files.deleteIfExists(leftover);
+            }
+        } catch (IOException e) {
+            throw new PkiException("cannot remove what an interrupted write of " + target + " left: " + Pem.describe(e), e);
+        }
+    }
+
+    /** Whether {@code candidate} is a temporary file of a write of {@code target} (see {@link #write}). */
+    static boolean isTemporaryOf(Path candidate, Path target) {
+        String prefix = "." + target.getFileName() + ".";
+        String name = candidate.getFileName().toString();
+        return name.startsWith(prefix) && name.endsWith(".tmp") && name.length() > prefix.length() + 4
+                && name.substring(prefix.length(), name.length() - 4).chars().allMatch(Character::isDigit);
     }
 
     private static void requirePosix(Path directory, String what, Path target) throws IOException {

@@ -36,6 +36,29 @@ class SecureFilesTest {
     }
 
     @Test
+    void aWriteRemovesTheTemporaryFileOfAKilledWriteOfTheSameFileAndNothingElse() throws Exception {
+        Path key = dir.resolve("probe-client.key");
+        Files.writeString(dir.resolve(".probe-client.key.8812345467.tmp"), "half a key");
+        Files.writeString(dir.resolve(".probe-client.key.notdigits.tmp"), "someone's");
+        Files.writeString(dir.resolve(".other.key.123.tmp"), "another file's");
+        SecureFiles.writePrivate(key, "new", "key");
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(java.util.List.of(".other.key.123.tmp", ".probe-client.key.notdigits.tmp", "probe-client.key"),
+                    files.map(f -> f.getFileName().toString()).sorted().toList());
+        }
+    }
+
+    @Test
+    void leftoversOfAFileNeverWrittenAgainAreRemovedOnRequest() throws Exception {
+        Files.writeString(dir.resolve(".ca-bundle.crt.42.tmp"), "half a bundle");
+        SecureFiles.removeLeftovers(dir.resolve("ca-bundle.crt"));
+        SecureFiles.removeLeftovers(dir.resolve("missing/ca-bundle.crt"));
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(0, files.count());
+        }
+    }
+
+    @Test
     void createsMissingDirectoriesForTheOwnerOnly() throws Exception {
         Path key = dir.resolve("clusters/demo/pki/ca.key");
         SecureFiles.writePrivate(key, "k", "CA key");
