@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 /** Runs the real etcdwright command line in this JVM and captures what it printed. */
 final class Cli {
     record Run(int exitCode, String out, String err) {
@@ -69,8 +71,24 @@ final class Cli {
             reader.start();
         }
 
+        private static boolean archiveCurrent;
+
+        /**
+         * The launcher maps the class-data-sharing archive only when it was made for this very jar,
+         * and this test run's Maven build has just repackaged the jar: without a new archive, each
+         * launched run would load every class from the jar (a kill chain launches a hundred).
+         */
+        private static synchronized void currentArchive() {
+            if (!archiveCurrent) {
+                Testbed.Result made = Testbed.exec(List.of(Testbed.ROOT.resolve("scripts/cds-archive").toString()));
+                assertEquals(0, made.exitCode(), "scripts/cds-archive: " + made.stdout() + made.stderr());
+                archiveCurrent = true;
+            }
+        }
+
         /** Starts {@code bin/etcdwright ARGS} with {@code home} as its ETCDWRIGHT_HOME. */
         static Launched start(Path home, String... args) {
+            currentArchive();
             List<String> cmd = new ArrayList<>();
             cmd.add(Testbed.ROOT.resolve("bin/etcdwright").toString());
             cmd.addAll(List.of(args));
