@@ -40,7 +40,7 @@ public final class UnderWrites {
         WriteLoad.Acks acks;
         long tookMillis;
         int exit;
-        try (WriteLoad load = WriteLoad.start(env, 4, Path.of(args[1]))) {
+        try (WriteLoad load = WriteLoad.start(env, 4, Path.of(args[1]), Duration.ZERO)) {
             load.awaitMore(100, Duration.ofSeconds(30));
             long start = System.nanoTime();
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
