@@ -71,10 +71,10 @@ final class KillChain {
         /**
          * Every boundary, and inside each kind of step once: on the first host it runs on (a
          * restart inside on h1, not again on h2 and h3; every cluster step). Each kill costs a whole
-         * run (a JVM, the facts, the lock, the steps before the point: 35 to 60 s on the CI's 2 cores
-         * under the write load), and a rolling change or a restore has 20 to 30 points: all of them
-         * would take 12 to 18 minutes a chain. The same step interrupted on another host leaves
-         * the same kind of state; a boundary kill there is kept.
+         * run (a JVM, the facts, the lock, the steps before the point: 5 to 15 s on CI's two cores
+         * under the write load), and a rolling change or a restore has 20 to 30 points, each
+         * inside kill of a restart adding the member's health wait. The same step interrupted on
+         * another host leaves the same kind of state; a boundary kill there is kept.
          */
         BOUNDARIES_AND_EACH_KIND_INSIDE;
 
