@@ -14,12 +14,10 @@ import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.lock.ClusterLock;
 import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.timer.HostScripts;
 import io.etcdwright.modules.timer.TimerJob;
 import io.etcdwright.modules.timer.TimerJob.DesiredFile;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.DayOfWeek;
 import java.util.LinkedHashMap;
@@ -59,14 +57,7 @@ public final class DefragScheduleModule implements MemberModule {
     }
 
     public static byte[] script() {
-        try (InputStream in = DefragScheduleModule.class.getResourceAsStream("etcd-defrag.sh")) {
-            if (in == null) {
-                throw new IllegalStateException("etcd-defrag.sh is missing from the etcdwright jar");
-            }
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return HostScripts.load(DefragScheduleModule.class, "etcd-defrag.sh");
     }
 
     /**

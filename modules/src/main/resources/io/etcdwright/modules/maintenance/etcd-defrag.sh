@@ -27,36 +27,16 @@ LOCK_TTL=15
 
 log() { printf 'etcd-defrag: %s\n' "$*" >&2; }
 
-# A JSON string: the characters JSON requires escaped, escaped; control characters dropped.
-json_string() {
-  local s=$1
-  s=${s//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=$(printf '%s' "$s" | tr -d '\000-\037')
-  printf '"%s"' "$s"
-}
+# @include timer-job-lib.sh
+
+# The settings defrag.conf may hold (read_conf makes each a CONF_ variable; others are ignored).
+CONF_KEYS=(CLUSTER MEMBER ENDPOINT ENDPOINTS TLS CACERT CERT KEY ETCD_BIN_DIR LOCK_KEY
+  MIN_FRAGMENTATION_PERCENT MIN_DB_SIZE_BYTES)
 
 # A quoted argument of etcdctl txn's input (Go's strconv.Unquote): '\' and '"' escaped.
 txn_quote() {
   local s=${1//\\/\\\\}
   printf '"%s"' "${s//\"/\\\"}"
-}
-
-# Reads KEY=VALUE lines into the CONF_* variables it knows; the value is taken literally.
-read_conf() {
-  local file=$1 line key value
-  [ -f "$file" ] || { log "no configuration at $file"; return 1; }
-  while IFS= read -r line || [ -n "$line" ]; do
-    case $line in '' | '#'*) continue ;; esac
-    key=${line%%=*}
-    value=${line#*=}
-    case $key in
-      CLUSTER | MEMBER | ENDPOINT | ENDPOINTS | TLS | CACERT | CERT | KEY | ETCD_BIN_DIR | LOCK_KEY | \
-        MIN_FRAGMENTATION_PERCENT | MIN_DB_SIZE_BYTES)
-        printf -v "CONF_$key" '%s' "$value" ;;
-      *) log "ignoring unknown setting '$key' in $file" ;;
-    esac
-  done <"$file"
 }
 
 # Numbers are checked before any arithmetic sees them (bash arithmetic evaluates expressions).
@@ -230,7 +210,7 @@ transferee() {
 main() {
   mkdir -p -- "$STATE_DIR"
   chmod 700 "$STATE_DIR"
-  read_conf "$CONF_DIR/defrag.conf"
+  read_conf "$CONF_DIR/defrag.conf" "${CONF_KEYS[@]}"
   check_conf
   trap on_exit EXIT
 

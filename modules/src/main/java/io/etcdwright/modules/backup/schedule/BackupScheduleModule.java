@@ -9,12 +9,10 @@ import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.MemberContext;
 import io.etcdwright.modules.MemberModule;
 import io.etcdwright.modules.cluster.Endpoints;
+import io.etcdwright.modules.timer.HostScripts;
 import io.etcdwright.modules.timer.TimerJob;
 import io.etcdwright.modules.timer.TimerJob.DesiredFile;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,14 +33,7 @@ public final class BackupScheduleModule implements MemberModule {
 
     /** The backup script, as shipped in this jar. */
     public static byte[] script() {
-        try (InputStream in = BackupScheduleModule.class.getResourceAsStream("etcd-backup.sh")) {
-            if (in == null) {
-                throw new IllegalStateException("etcd-backup.sh is missing from the etcdwright jar");
-            }
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return HostScripts.load(BackupScheduleModule.class, "etcd-backup.sh");
     }
 
     /** The files a member's host gets for {@code target}, in the order they are written (units last). */

@@ -20,33 +20,12 @@ STATE_DIR=${ETCDWRIGHT_BACKUP_STATE:-/var/lib/etcdwright/backup}
 
 log() { printf 'etcd-backup: %s\n' "$*" >&2; }
 
-# A JSON string: the characters JSON requires escaped, escaped; control characters dropped.
-json_string() {
-  local s=$1
-  s=${s//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=$(printf '%s' "$s" | tr -d '\000-\037')
-  printf '"%s"' "$s"
-}
+# @include timer-job-lib.sh
 
-# Reads KEY=VALUE lines into the CONF_* variables it knows. The value is everything after the
-# first '=', taken literally: no quotes removed, nothing expanded, nothing evaluated.
-read_conf() {
-  local file=$1 line key value
-  [ -f "$file" ] || { log "no configuration at $file"; return 1; }
-  while IFS= read -r line || [ -n "$line" ]; do
-    case $line in '' | '#'*) continue ;; esac
-    key=${line%%=*}
-    value=${line#*=}
-    case $key in
-      CLUSTER | MEMBER | MEMBER_COUNT | ENDPOINT | CACERT | CERT | KEY | ETCD_BIN_DIR | STORE_TYPE | STORE_PATH | \
-        SFTP_HOST | SFTP_PORT | SFTP_USER | S3_ENDPOINT | S3_REGION | S3_BUCKET | S3_PREFIX | S3_PATH_STYLE | \
-        ENCRYPT | KEEP_ALL_FOR_HOURS | HOURLY_FOR_DAYS | DAILY_FOR_DAYS)
-        printf -v "CONF_$key" '%s' "$value" ;;
-      *) log "ignoring unknown setting '$key' in $file" ;;
-    esac
-  done <"$file"
-}
+# The settings backup.conf may hold (read_conf makes each a CONF_ variable; others are ignored).
+CONF_KEYS=(CLUSTER MEMBER MEMBER_COUNT ENDPOINT CACERT CERT KEY ETCD_BIN_DIR STORE_TYPE STORE_PATH
+  SFTP_HOST SFTP_PORT SFTP_USER S3_ENDPOINT S3_REGION S3_BUCKET S3_PREFIX S3_PATH_STYLE ENCRYPT
+  KEEP_ALL_FOR_HOURS HOURLY_FOR_DAYS DAILY_FOR_DAYS)
 
 # Values used as numbers or to pick code are checked first: bash arithmetic would evaluate an
 # expression (and run $(...) in an array index), and the store type names the functions called.
@@ -356,7 +335,7 @@ json_text() { # key json: the first string of "key":"..."
 main() {
   mkdir -p -- "$STATE_DIR"
   chmod 700 "$STATE_DIR"
-  read_conf "$CONF_DIR/backup.conf"
+  read_conf "$CONF_DIR/backup.conf" "${CONF_KEYS[@]}"
   check_conf
   trap on_exit EXIT
   WORK=$(mktemp -d "$STATE_DIR/run.XXXXXX")
