@@ -94,27 +94,12 @@ json_text() { # key json: the first string of "key":"..." (none: empty)
 
 # result (defragmented, not-worth-it, skipped, failed), message, size before, size after
 write_status() {
-  local now tmp
-  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  tmp=$(mktemp "$STATE_DIR/.last-run.XXXXXX")
-  printf '{"result":%s,"time":%s,"member":%s,"message":%s,"name":"","objectSize":%s,"dbSizeBefore":%s}\n' \
-    "$(json_string "$1")" "$(json_string "$now")" "$(json_string "${CONF_MEMBER:-}")" "$(json_string "$2")" \
-    "${4:-0}" "${3:-0}" >"$tmp"
-  mv -f -- "$tmp" "$STATE_DIR/last-run.json"
-  case $1 in
-    defragmented)
-      cp -- "$STATE_DIR/last-run.json" "$STATE_DIR/.last-success.tmp"
-      mv -f -- "$STATE_DIR/.last-success.tmp" "$STATE_DIR/last-success.json"
-      echo 0 >"$STATE_DIR/failed-runs" ;;
-    not-worth-it)
-      # The member is fine as it is: earlier failures are over.
-      echo 0 >"$STATE_DIR/failed-runs" ;;
-    failed)
-      local n=0
-      [ -f "$STATE_DIR/failed-runs" ] && n=$(cat -- "$STATE_DIR/failed-runs")
-      [[ $n =~ ^[0-9]+$ ]] || n=0
-      echo $((n + 1)) >"$STATE_DIR/failed-runs" ;;
-  esac
+  local kind=other
+  case $1 in defragmented) kind=success ;; not-worth-it) kind=fine ;; failed) kind=failed ;; esac
+  # The member is fine as it is (not-worth-it): earlier failures are over.
+  record_run "$(printf '{"result":%s,"time":%s,"member":%s,"message":%s,"name":"","objectSize":%s,"dbSizeBefore":%s}' \
+    "$(json_string "$1")" "$(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_string "${CONF_MEMBER:-}")" \
+    "$(json_string "$2")" "${4:-0}" "${3:-0}")" "$kind"
 }
 
 skip() { # result message [before]

@@ -1,4 +1,5 @@
 # --- shared by etcdwright's timer jobs (modules/timer/timer-job-lib.sh, put in by HostScripts) ---
+# The job defines log() and STATE_DIR (where its runs are recorded) before it calls these.
 
 # A JSON string: the characters JSON requires escaped, escaped; control characters dropped.
 json_string() {
@@ -30,6 +31,29 @@ read_conf() {
       log "ignoring unknown setting '$key' in $file"
     fi
   done <"$file"
+}
+
+# record_run JSON KIND: JSON (one line) becomes STATE_DIR/last-run.json, replaced whole; KIND says
+# what the run means for what plan and status read: success (it is also last-success.json, and
+# the count of failed runs starts again), fine (nothing to do this time: the count starts again),
+# failed (the count goes up), anything else (the count stays).
+record_run() {
+  local tmp n=0
+  tmp=$(mktemp "$STATE_DIR/.last-run.XXXXXX")
+  printf '%s\n' "$1" >"$tmp"
+  mv -f -- "$tmp" "$STATE_DIR/last-run.json"
+  case $2 in
+    success)
+      cp -- "$STATE_DIR/last-run.json" "$STATE_DIR/.last-success.tmp"
+      mv -f -- "$STATE_DIR/.last-success.tmp" "$STATE_DIR/last-success.json"
+      echo 0 >"$STATE_DIR/failed-runs" ;;
+    fine)
+      echo 0 >"$STATE_DIR/failed-runs" ;;
+    failed)
+      [ ! -f "$STATE_DIR/failed-runs" ] || n=$(cat -- "$STATE_DIR/failed-runs")
+      [[ $n =~ ^[0-9]+$ ]] || n=0
+      echo $((n + 1)) >"$STATE_DIR/failed-runs" ;;
+  esac
 }
 
 # --- end of the shared part ---

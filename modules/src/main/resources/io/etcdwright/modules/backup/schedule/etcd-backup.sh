@@ -279,27 +279,12 @@ delete_backup() {
 # --- status files --------------------------------------------------------------------------
 
 write_status() { # result message [name size]
-  local now tmp
-  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  tmp=$(mktemp "$STATE_DIR/.last-run.XXXXXX")
-  printf '{"result":%s,"time":%s,"member":%s,"message":%s,"name":%s,"objectSize":%s}\n' \
-    "$(json_string "$1")" "$(json_string "$now")" "$(json_string "${CONF_MEMBER:-}")" "$(json_string "$2")" \
-    "$(json_string "${3:-}")" "${4:-0}" >"$tmp"
-  mv -f -- "$tmp" "$STATE_DIR/last-run.json"
-  case $1 in
-    success)
-      cp -- "$STATE_DIR/last-run.json" "$STATE_DIR/.last-success.tmp"
-      mv -f -- "$STATE_DIR/.last-success.tmp" "$STATE_DIR/last-success.json"
-      echo 0 >"$STATE_DIR/failed-runs" ;;
-    not-leader)
-      # A follower did its part: its earlier failures (etcd down during a restart) are over.
-      echo 0 >"$STATE_DIR/failed-runs" ;;
-    failed)
-      local n=0
-      [ -f "$STATE_DIR/failed-runs" ] && n=$(cat -- "$STATE_DIR/failed-runs")
-      [[ $n =~ ^[0-9]+$ ]] || n=0
-      echo $((n + 1)) >"$STATE_DIR/failed-runs" ;;
-  esac
+  local kind=other
+  case $1 in success) kind=success ;; not-leader) kind=fine ;; failed) kind=failed ;; esac
+  # A follower did its part (not-leader): its earlier failures (etcd down during a restart) are over.
+  record_run "$(printf '{"result":%s,"time":%s,"member":%s,"message":%s,"name":%s,"objectSize":%s}' \
+    "$(json_string "$1")" "$(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_string "${CONF_MEMBER:-}")" \
+    "$(json_string "$2")" "$(json_string "${3:-}")" "${4:-0}")" "$kind"
 }
 
 STAGE=starting

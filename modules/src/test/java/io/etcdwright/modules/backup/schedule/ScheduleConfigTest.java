@@ -32,7 +32,7 @@ class ScheduleConfigTest {
         String conf = ScheduleConfig.conf(s3(HOSTILE_BUCKET, HOSTILE_PREFIX), new ScheduleConfig.Member("m1", "https://10.0.0.2:2379"));
         Files.writeString(dir.resolve("backup.conf"), conf);
         BackupScript.Result r = BackupScript.run(dir, """
-                read_conf "$1/backup.conf"
+                read_conf "$1/backup.conf" "${CONF_KEYS[@]}"
                 printf '%s\\n' "$CONF_S3_PREFIX" "$CONF_S3_BUCKET" "$CONF_S3_REGION" "$CONF_ENDPOINT" "$CONF_MEMBER_COUNT"
                 """, "", dir.toString());
         assertEquals(0, r.exitCode(), r.stderr());
@@ -50,9 +50,9 @@ class ScheduleConfigTest {
         Files.writeString(dir.resolve("bad.conf"), conf.replace("DAILY_FOR_DAYS=730", "DAILY_FOR_DAYS=a[$(touch PWNED-7)]"));
         Files.writeString(dir.resolve("type.conf"), conf.replace("STORE_TYPE=s3", "STORE_TYPE=/tmp/x"));
         BackupScript.Result r = BackupScript.run(dir, """
-                read_conf "$1/good.conf"; check_conf && echo good
-                read_conf "$1/bad.conf"; check_conf || echo bad-refused
-                read_conf "$1/type.conf"; check_conf || echo type-refused
+                read_conf "$1/good.conf" "${CONF_KEYS[@]}"; check_conf && echo good
+                read_conf "$1/bad.conf" "${CONF_KEYS[@]}"; check_conf || echo bad-refused
+                read_conf "$1/type.conf" "${CONF_KEYS[@]}"; check_conf || echo type-refused
                 """, "", dir.toString());
         assertEquals(List.of("good", "bad-refused", "type-refused"), List.of(r.stdout().split("\n")), r.stderr());
         assertTrue(r.stderr().contains("DAILY_FOR_DAYS must be a number"), r.stderr());
