@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdwright.modules.pki.CertificateAuthority;
 import io.etcdwright.modules.pki.KeyAlgorithm;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,20 +41,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the next plan has no changes.
  */
 class AdoptIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
     static final String CLEAN = "systemctl disable --now etcd.service 2>/dev/null; rm -rf /etc/etcd /opt/etcd /var/lib/etcd"
             + " /etc/systemd/system/etcd.service /usr/local/bin/etcd /usr/local/bin/etcdctl /usr/local/bin/etcdutl"
             + " /etc/kubernetes /opt/bin /etc/default/etcd /lib/systemd/system/etcd.service /usr/bin/etcd /usr/bin/etcdctl"
             + " /usr/lib/etcd-release /etc/ssl/etcd /tmp/handmade-member.sh; systemctl daemon-reload";
-    static Path home;
     static Path caDir;
     static String caPem;
 
     @BeforeAll
     static void hosts() throws IOException {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         // The cluster's own CA, made outside etcdwright (as kubeadm or etcdadm would have made it).
         caDir = Testbed.scratch("handmade-ca");
         CertificateAuthority.generate("handmade etcd CA", KeyAlgorithm.fromName("ecdsa-p256"), Duration.ofDays(3650),
@@ -69,18 +68,12 @@ class AdoptIT {
         }
     }
 
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
-    }
-
     @Test
     void aThreeMemberClusterOfPlainSystemdUnitsWithFlagsIsAdoptedUnderWrites() throws Exception {
         // kubeadm's external etcd layout (/etc/kubernetes/pki/etcd, CA key beside the CA), flags in the unit.
         Map<String, String> idsBefore = handmade("kubeadm", 3, "3.5.16", "adopted-kubeadm");
 
-        Path spec = home.resolve("kubeadm.yaml");
+        Path spec = HOSTS.home().resolve("kubeadm.yaml");
         Cli.Run imported = importCluster(spec);
         assertEquals(0, imported.exitCode(), imported.all());
         String written = Files.readString(spec);
@@ -112,7 +105,7 @@ class AdoptIT {
     void anEtcdadmMemberWithItsEnvironmentFileIsAdopted() throws Exception {
         // etcdadm's layout: /etc/etcd/etcd.env, /opt/bin/etcd, /etc/etcd/pki (where etcdwright's certificates go too), 3.4.
         Map<String, String> idsBefore = handmade("etcdadm", 1, "3.4.23", "etcdadm-7d3f1a");
-        Path spec = home.resolve("etcdadm.yaml");
+        Path spec = HOSTS.home().resolve("etcdadm.yaml");
         Cli.Run imported = importCluster(spec, "--limit", "h1", "-o", "json");
         assertEquals(0, imported.exitCode(), imported.all());
         JsonNode doc = new ObjectMapper().readTree(imported.out());
@@ -133,7 +126,7 @@ class AdoptIT {
         // A distribution package's layout: /lib/systemd/system/etcd.service (User=etcd, %H and %p specifiers,
         // $DAEMON_ARGS), /etc/default/etcd with quoted values, /usr/bin/etcd, data in /var/lib/etcd/default.
         Map<String, String> idsBefore = handmade("package", 3, "3.5.16", "Etcd Cluster");
-        Path spec = home.resolve("package.yaml");
+        Path spec = HOSTS.home().resolve("package.yaml");
 
         // Refused, nothing written: the token is no cluster name.
         Cli.Run noName = importCluster(spec);
@@ -141,7 +134,7 @@ class AdoptIT {
         assertTrue(noName.err().contains("give one with --name NAME"), noName.all());
         assertFalse(Files.exists(spec));
         // No CA key on any host and none given: imported trust-only (here only read; the keyed import below is applied).
-        Cli.Run noKey = importCluster(home.resolve("package-trust-only.yaml"), "--name", "packaged-trust-only");
+        Cli.Run noKey = importCluster(HOSTS.home().resolve("package-trust-only.yaml"), "--name", "packaged-trust-only");
         assertEquals(0, noKey.exitCode(), noKey.all());
         assertTrue(noKey.err().contains("the cluster is operated trust-only"), noKey.all());
 
@@ -160,14 +153,14 @@ class AdoptIT {
     void aClusterWhoseCaKeyIsKeptElsewhereIsAdoptedTrustOnly() throws Exception {
         // kubeadm's layout with the CA key removed from every host, and no --ca-key: etcdwright issues nothing.
         Map<String, String> idsBefore = handmade("kubeadm", 3, "3.5.16", "trust-only", "no-ca-key");
-        Path spec = home.resolve("trust-only.yaml");
+        Path spec = HOSTS.home().resolve("trust-only.yaml");
         Cli.Run imported = importCluster(spec, "-o", "json");
         assertEquals(0, imported.exitCode(), imported.all());
         JsonNode doc = new ObjectMapper().readTree(imported.out());
         assertTrue(doc.get("trust_only").asBoolean(), imported.out());
         assertTrue(doc.get("notes").toString().contains("operated trust-only (no CA key)"), imported.out());
         assertTrue(doc.get("notes").toString().contains("h1:/etc/kubernetes/pki/etcd/healthcheck-client.crt"), imported.out());
-        Path pki = home.resolve("clusters/trust-only/pki");
+        Path pki = HOSTS.home().resolve("clusters/trust-only/pki");
         String written = Files.readString(spec);
         assertTrue(written.contains("    ca:\n      cert: " + pki.resolve("ca.crt") + "\n    fromHosts:\n      server:\n"
                 + "        cert: /etc/kubernetes/pki/etcd/server.crt\n        key: /etc/kubernetes/pki/etcd/server.key\n"), written);
@@ -192,7 +185,7 @@ class AdoptIT {
         }
 
         // Certificates due for renewal (renewBeforeDays as long as their 365 days of validity) need issuing: refused, saying which.
-        Path due = home.resolve("trust-only-due.yaml");
+        Path due = HOSTS.home().resolve("trust-only-due.yaml");
         Files.writeString(due, written.replace("  pki:\n", "  pki:\n    validityDays: 400\n    renewBeforeDays: 365\n"));
         Cli.Run refused = Cli.run("plan", "-i", INV, "-f", due.toString(), "-o", "json");
         assertEquals(1, refused.exitCode(), refused.all());
@@ -207,7 +200,7 @@ class AdoptIT {
     void aPlainHttpClusterIsAdoptedAsPlaintextUnderWrites() throws Exception {
         // No TLS anywhere: http:// on clients and peers, no CA to import.
         Map<String, String> idsBefore = handmade("plain", 3, "3.5.16", "plain-http");
-        Path spec = home.resolve("plain.yaml");
+        Path spec = HOSTS.home().resolve("plain.yaml");
         Cli.Run imported = importCluster(spec);
         assertEquals(0, imported.exitCode(), imported.all());
         String written = Files.readString(spec);
@@ -229,7 +222,7 @@ class AdoptIT {
         convergedKeepingData(spec, 3, idsBefore, "/var/lib/etcd", null);
 
         // What the operator does next: mutual-tls in the spec plans the live move (its rounds), not a refusal.
-        Path tls = home.resolve("plain-to-tls.yaml");
+        Path tls = HOSTS.home().resolve("plain-to-tls.yaml");
         Files.writeString(tls, written.replace("clients: plaintext", "clients: mutual-tls").replace("peers: plaintext",
                 "peers: mutual-tls"));
         Cli.Run move = Cli.run("plan", "-i", INV, "-f", tls.toString(), "-o", "json");
@@ -254,7 +247,7 @@ class AdoptIT {
 
     /** The CA is in the workstation's PKI directory, its key 0600, and no output shows the key. */
     private static void caImported(String cluster, Cli.Run imported) throws IOException {
-        Path pki = home.resolve("clusters").resolve(cluster).resolve("pki");
+        Path pki = HOSTS.home().resolve("clusters").resolve(cluster).resolve("pki");
         assertEquals(Files.readString(caDir.resolve("ca.crt")).strip(), Files.readString(pki.resolve("ca.crt")).strip());
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(pki.resolve("ca.key"))));
         String keyBody = Files.readString(caDir.resolve("ca.key")).lines().filter(l -> !l.startsWith("-----"))

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.InputStream;
 import java.io.RandomAccessFile;
@@ -30,8 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackupRestoreIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(4); // h1..h3 members, h4 the SFTP store's host
     static final String INV = Testbed.INVENTORY.toString();
-    static Path home;
     static Path work;
     static Path tools;
     static S3Proxy s3;
@@ -41,8 +43,6 @@ class BackupRestoreIT {
 
     @BeforeAll
     static void setUp() throws Exception {
-        Testbed.up(4); // h1..h3 members, h4 the SFTP store's host
-        home = Testbed.freshWorkstationHome();
         work = Testbed.scratch("backup-restore");
         tools = Testbed.scratch("etcd-tools");
         Etcdctl.unpack(tools, "3.5.16");
@@ -66,8 +66,6 @@ class BackupRestoreIT {
         if (s3 != null) {
             s3.close();
         }
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     static void writeSpec(String name, List<String> hosts, boolean encrypted) throws Exception {

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,6 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackupScheduleIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final ObjectMapper JSON = new ObjectMapper();
     static final String STORE = "/var/backups/etcd";
     static final DateTimeFormatter NAME_TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
@@ -56,8 +59,7 @@ class BackupScheduleIT {
 
     @BeforeAll
     static void hosts() throws Exception {
-        Testbed.up(3);
-        Path home = Testbed.freshWorkstationHome();
+        Path home = HOSTS.home();
         String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
         String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
         String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
@@ -86,8 +88,6 @@ class BackupScheduleIT {
         }
         System.clearProperty("aws.accessKeyId");
         System.clearProperty("aws.secretAccessKey");
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     static List<String> backups(int host) {

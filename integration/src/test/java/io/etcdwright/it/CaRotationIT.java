@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,34 +37,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the members' stores hash the same; the next apply changes nothing.
  */
 class CaRotationIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    static Path home;
     static Etcdctl etcdctl;
 
     @BeforeAll
     static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         etcdctl = Etcdctl.unpack(Testbed.scratch("rotation-etcdctl"), "3.5.16");
     }
 
     @AfterAll
     static void cleanUp() {
         Testbed.removeEtcd(3);
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     @Test
     void theCaIsReplacedUnderWritesPhaseByPhaseAndAKilledApplyResumes() throws Exception {
         String base = Testbed.example("three-node.yaml").replace("name: three", "name: rotation");
-        Path spec = home.resolve("rotation.yaml");
+        Path spec = HOSTS.home().resolve("rotation.yaml");
         Files.writeString(spec, base);
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
         Map<String, String> before = clientEnv(spec);
-        Path pki = home.resolve("clusters/rotation/pki");
+        Path pki = HOSTS.home().resolve("clusters/rotation/pki");
         assertEquals(pki.resolve("ca.crt").toString(), before.get("ETCDCTL_CACERT"));
         // The old CA's admin, as a client that was given it keeps it.
         Path old = Testbed.scratch("old-admin");
@@ -78,7 +76,7 @@ class CaRotationIT {
         WriteLoad phase1 = WriteLoad.start(before, 4, LOGS.resolve("ca-rotation-phase1.acks"));
         phase1.awaitMore(100, Duration.ofSeconds(30));
         String killed;
-        try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+        try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
             killed = apply.killAfter(Pattern.compile(Pattern.quote("restart etcd: changed")), Duration.ofMinutes(5));
         }
         assertTrue(killed.contains("trust the old and the new CA"), killed);

@@ -2,12 +2,12 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,14 +27,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClientHostsIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(4); // h1..h3 members, h4 a control plane beside them
     static final String INV = Testbed.INVENTORY.toString();
     static final String PKI = "/etc/etcd/pki/";
     static Path work;
 
     @BeforeAll
     static void setUp() throws Exception {
-        Testbed.up(4); // h1..h3 members, h4 a control plane beside them
-        Testbed.freshWorkstationHome();
         work = Testbed.scratch("client-hosts");
         String release = Testbed.releaseServer();
         String base = """
@@ -47,12 +47,6 @@ class ClientHostsIT {
                 """.formatted(release, release);
         Files.writeString(work.resolve("named.yaml"), base + "clients:\n  kube-apiserver: {hosts: [h4]}\n");
         Files.writeString(work.resolve("unnamed.yaml"), base);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     static String spec(String name) {

@@ -7,12 +7,12 @@ import io.etcdwright.modules.pki.CertificateRequest;
 import io.etcdwright.modules.pki.IssuedCertificate;
 import io.etcdwright.modules.pki.KeyAlgorithm;
 import io.etcdwright.modules.pki.Purpose;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,27 +34,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterLifecycleIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     /** examples/three-node.yaml, its artifact URLs this testbed's. */
     static String SPEC;
-    static Path home;
     static Path tools;
     static Etcdctl etcdctl;
     static String firstClusterId;
 
     @BeforeAll
     static void hosts() throws Exception {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         tools = Testbed.scratch("etcdctl");
         SPEC = spec("three-node.yaml", "").toString();
         etcdctl = Etcdctl.unpack(tools, "3.5.16");
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     /** The three-node example with {@code extra} appended, as a file of this class's scratch directory. */
@@ -129,7 +122,7 @@ class ClusterLifecycleIT {
             assertEquals("", Testbed.ssh(h, "ls /etc/etcd/pki | grep -i 'ca.key' || true").strip());
             assertEquals("700 etcd etcd\n", Testbed.ssh(h, "stat -c '%a %U %G' /var/lib/etcd"));
         }
-        Path caKey = home.resolve("clusters/three/pki/ca.key");
+        Path caKey = HOSTS.home().resolve("clusters/three/pki/ca.key");
         assertTrue(Files.exists(caKey));
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 assertDoesNotThrowPermissions(caKey)));

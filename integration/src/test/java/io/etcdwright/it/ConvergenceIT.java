@@ -4,10 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdwright.modules.pki.CertificateAuthority;
 import io.etcdwright.modules.pki.KeyAlgorithm;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,20 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * before expiry and the members restarted to load them.
  */
 class ConvergenceIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
-    static Path home;
-
-    @BeforeAll
-    static void hosts() throws Exception {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
-    }
 
     @AfterEach
     void wipe() {
@@ -48,7 +36,7 @@ class ConvergenceIT {
     }
 
     static Path spec(String name, String text) throws Exception {
-        Path file = home.resolve(name + ".yaml");
+        Path file = HOSTS.home().resolve(name + ".yaml");
         Files.writeString(file, text);
         return file;
     }
@@ -62,7 +50,7 @@ class ConvergenceIT {
         List<String> cmd = new java.util.ArrayList<>(List.of(Testbed.ROOT.resolve("bin/etcdwright").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDWRIGHT_HOME", home.toString());
+        pb.environment().put("ETCDWRIGHT_HOME", HOSTS.home().toString());
         return pb.start();
     }
 
@@ -112,7 +100,7 @@ class ConvergenceIT {
 
     @Test
     void theOperatorsOwnCaSignsEveryCertificateAndItsKeyStaysPut() throws Exception {
-        Path caDir = Files.createDirectories(home.resolve("my-ca"));
+        Path caDir = Files.createDirectories(HOSTS.home().resolve("my-ca"));
         CertificateAuthority.generate("Example Corp etcd CA", KeyAlgorithm.ECDSA_P256, Duration.ofDays(3650), Clock.systemUTC())
                 .writeTo(caDir);
         Path spec = spec("byo", example("single-node.yaml").replace("name: single", "name: byo")
@@ -126,7 +114,7 @@ class ConvergenceIT {
             assertTrue(cert.path("issuer").asText().contains("Example Corp etcd CA"), cert.toString());
         }
         assertTrue(issuer.contains("BEGIN CERTIFICATE"));
-        assertFalse(Files.exists(home.resolve("clusters/byo/pki/ca.key")), "no CA of etcdwright's own was made");
+        assertFalse(Files.exists(HOSTS.home().resolve("clusters/byo/pki/ca.key")), "no CA of etcdwright's own was made");
         assertEquals(0, Cli.run("status", "-i", INV, "-f", spec.toString()).exitCode());
     }
 

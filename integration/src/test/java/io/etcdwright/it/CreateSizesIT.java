@@ -2,10 +2,9 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,20 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Clusters of 5 and 1 members, the fetch path, and etcd 3.4, on real hosts. */
 class CreateSizesIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(5);
     static final String INV = Testbed.INVENTORY.toString();
-    static Path home;
-
-    @BeforeAll
-    static void hosts() throws Exception {
-        Testbed.up(5);
-        home = Testbed.freshWorkstationHome();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
-    }
 
     static JsonNode status(String spec) throws Exception {
         return new ObjectMapper().readTree(Cli.run("status", "-i", INV, "-f", spec, "-o", "json").out());
@@ -65,7 +53,7 @@ class CreateSizesIT {
      */
     @Test
     void aFirstMemberThatCouldNotStartIsStartedLaterWithoutAMembershipChange() throws Exception {
-        Path spec = home.resolve("late.yaml");
+        Path spec = HOSTS.home().resolve("late.yaml");
         Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: late"));
         Testbed.ssh(3, "mkdir -p /etc/systemd/system/etcd.service.d && printf '[Service]\\nExecStartPre=/bin/false\\n'"
                 + " > /etc/systemd/system/etcd.service.d/zz-broken.conf");
@@ -91,7 +79,7 @@ class CreateSizesIT {
 
     @Test
     void hostsFetchTheReleaseThemselvesAndVerifyIt() throws Exception {
-        Path spec = home.resolve("fetch-34.yaml");
+        Path spec = HOSTS.home().resolve("fetch-34.yaml");
         Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
                 .replace("name: three", "name: fetched")
                 .replace("hosts: [h1, h2, h3]", "hosts: [h3, h4, h5]")
@@ -102,14 +90,14 @@ class CreateSizesIT {
                         + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799") + "/"));
         assertTrue(Files.readString(spec).contains("source: fetch"));
         createHealthyAndIdempotent(spec.toString(), 3, "3.4.23");
-        Path cache = home.resolve("cache/releases");
+        Path cache = HOSTS.home().resolve("cache/releases");
         assertTrue(!Files.exists(cache) || Files.list(cache).noneMatch(p -> p.toString().contains("3.4.23")),
                 "in fetch mode the workstation downloads nothing");
     }
 
     @Test
     void aTamperedReleaseIsRefused() throws Exception {
-        Path spec = home.resolve("tampered.yaml");
+        Path spec = HOSTS.home().resolve("tampered.yaml");
         Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/single-node.yaml"))
                 .replace("name: single", "name: tampered")
                 .replace("  url: http", "  sha256:\n    3.5.16: " + "deadbeef".repeat(8) + "\n  url: http")

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DefragIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
     static final long QUOTA = 16L << 20;
@@ -39,16 +42,13 @@ class DefragIT {
             + " --key=/etc/etcd/pki/healthcheck-client.key --command-timeout=10s \"$@\"; }\n";
     /** A 100 KB value that does not compress, written over one key: each put adds a revision of that size. */
     static final String PUT = "head -c 75000 /dev/urandom | base64 -w0 | e put /etcdwright-it/fill >/dev/null";
-    static Path home;
     static Path spec;
     static Map<String, String> env;
 
     @BeforeAll
     static void cluster() throws Exception {
-        Testbed.up(3);
         Testbed.removeEtcd(3);
-        home = Testbed.freshWorkstationHome();
-        spec = home.resolve("maint.yaml");
+        spec = HOSTS.home().resolve("maint.yaml");
         Files.writeString(spec, Testbed.example("three-node.yaml").replace("name: three", "name: maint")
                 .replace("quota-backend-bytes: 2147483648", "quota-backend-bytes: " + QUOTA));
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
@@ -62,8 +62,6 @@ class DefragIT {
         for (int h = 1; h <= 3; h++) {
             Testbed.sshStatus(h, "rm -rf /var/lib/etcd");
         }
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     /**
@@ -237,7 +235,7 @@ class DefragIT {
     void scheduledDefragmentationRunsOneMemberAtATimeWhenWorthItAndIsRemovedWithTheSchedule() throws Exception {
         // Twelve hours from now: the timers are installed for real but do not fire during the test.
         java.time.LocalTime at = java.time.LocalTime.now(java.time.ZoneOffset.UTC).plusHours(12).withSecond(0).withNano(0);
-        Path scheduled = home.resolve("maint-scheduled.yaml");
+        Path scheduled = HOSTS.home().resolve("maint-scheduled.yaml");
         Files.writeString(scheduled, Files.readString(spec) + "maintenance:\n  defrag:\n    minFragmentationPercent: 20\n"
                 + "    minDbSizeMiB: 1\n    schedule:\n      at: \"" + at + "\"\n      staggerMinutes: 10\n");
         Cli.Run install = Cli.run("apply", "-i", INV, "-f", scheduled.toString(), "--yes");

@@ -2,12 +2,12 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,37 +36,30 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FaultsIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(5);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
     static final ObjectMapper JSON = new ObjectMapper();
     /** Where a step that did not succeed says why: its result line, then its indented reason. */
     static final Pattern FAILED_STEP = Pattern.compile("(?m)^(\\S+) +([^\\n]*): (failed|unreachable) \\([^)]*\\)\\n((?: {11}[^\\n]*\\n?)+)");
-    static Path home;
     static Path spec;
     static String v34;
     static String v35;
 
     @BeforeAll
     static void hosts() throws Exception {
-        Testbed.up(5);
-        home = Testbed.freshWorkstationHome();
         v34 = Testbed.example("three-node.yaml").replace("name: three", "name: faults")
                 .replace("version: 3.5.16", "version: 3.4.23")
                 // Each host downloads the release from the testbed's server itself: no 3 x 20 MiB through SSH.
                 .replace("  url: http", "  source: fetch\n  url: http")
-                + "backup:\n  stores:\n    - {name: local, type: directory, path: " + home.resolve("store") + "}\n";
+                + "backup:\n  stores:\n    - {name: local, type: directory, path: " + HOSTS.home().resolve("store") + "}\n";
         v35 = v34.replace("version: 3.4.23", "version: 3.5.16");
-        spec = home.resolve("faults.yaml");
+        spec = HOSTS.home().resolve("faults.yaml");
         Files.writeString(spec, v34);
         assertTrue(v34.contains("source: fetch"), v34);
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     /**
@@ -294,7 +287,7 @@ class FaultsIT {
      * {@code at}; then lets it end by itself (a stop comes within the short timeouts given).
      */
     private static Cli.Run withFault(Pattern at, Operation fault, String... args) throws Exception {
-        try (Cli.Launched run = Cli.Launched.start(home, args)) {
+        try (Cli.Launched run = Cli.Launched.start(HOSTS.home(), args)) {
             run.await(at, Duration.ofMinutes(4));
             fault.run();
             return run.finish(Duration.ofMinutes(4));

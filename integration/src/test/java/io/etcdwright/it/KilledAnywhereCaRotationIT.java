@@ -1,8 +1,7 @@
 package io.etcdwright.it;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -20,26 +19,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * an empty plan, the members healthy with one cluster id, no rotation left, no acknowledged write lost.
  */
 class KilledAnywhereCaRotationIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final List<String> MEMBERS = List.of("h1", "h2", "h3");
-    static Path home;
     static KillChain chain;
-
-    @BeforeAll
-    static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
-    }
 
     @Test
     void aCaRotationKilledAtEveryStepOfEachPhaseConvergesLosingNoWrite() throws Exception {
-        Path spec = home.resolve("chaosca.yaml");
-        chain = new KillChain(home, spec);
+        Path spec = HOSTS.home().resolve("chaosca.yaml");
+        chain = new KillChain(HOSTS.home(), spec);
         String base = Testbed.example("three-node.yaml").replace("name: three", "name: chaosca");
         chain.spec(base);
         Cli.Run create = Cli.run("apply", "-i", KillChain.INV, "-f", spec.toString(), "--yes");
@@ -62,7 +50,7 @@ class KilledAnywhereCaRotationIT {
                 WriteLoad.checkNothingLost(env, previous.stop(), "killed-anywhere-ca-before-" + phase, 3);
                 previous.close();
             }
-            KillChain.Result kills = chain.applies(KillChain.Sample.BOUNDARIES_AND_EACH_KIND_INSIDE, () -> recordedPhase(home));
+            KillChain.Result kills = chain.applies(KillChain.Sample.BOUNDARIES_AND_EACH_KIND_INSIDE, KilledAnywhereCaRotationIT::recordedPhase);
             assertTrue(kills.killed().size() >= 2, "phase " + phase + " has kill points: " + kills);
             phases.add(phase + ": " + kills.killed().size() + " kills");
             previous = load;
@@ -73,7 +61,7 @@ class KilledAnywhereCaRotationIT {
         WriteLoad.Acks last = previous.stop();
         previous.close();
         chain.converged(MEMBERS);
-        assertEquals(home.resolve("clusters/chaosca/pki/ca.crt").toString(), env.get("ETCDCTL_CACERT"), "clients trust the new CA alone");
+        assertEquals(HOSTS.home().resolve("clusters/chaosca/pki/ca.crt").toString(), env.get("ETCDCTL_CACERT"), "clients trust the new CA alone");
         WriteLoad.checkNothingLost(env, last, "killed-anywhere-ca-last", 3);
         for (int h = 1; h <= 3; h++) {
             assertEquals(0, Testbed.sshStatus(h, "grep -c BEGIN /etc/etcd/pki/ca.crt | grep -qx 1"), "h" + h + " trusts one CA");
@@ -86,8 +74,8 @@ class KilledAnywhereCaRotationIT {
      * verified, and again once phase 3 ended it (the record removed), so that it differs from the
      * phase a chain began in exactly when a killed run finished that phase.
      */
-    private static String recordedPhase(Path home) {
-        Path file = home.resolve("clusters/chaosca/pki/rotation/phase");
+    private static String recordedPhase() {
+        Path file = HOSTS.home().resolve("clusters/chaosca/pki/rotation/phase");
         try {
             return java.nio.file.Files.exists(file) ? java.nio.file.Files.readString(file).trim() : "trust-both";
         } catch (java.io.IOException e) {

@@ -1,11 +1,11 @@
 package io.etcdwright.it;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -24,22 +24,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KilledAnywhereIT {
-    static Path home;
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static KillChain chain;
     static String base;
 
     @BeforeAll
     static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         base = Testbed.example("three-node.yaml").replace("name: three", "name: chaos");
-        chain = new KillChain(home, home.resolve("chaos.yaml"));
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
+        chain = new KillChain(HOSTS.home(), HOSTS.home().resolve("chaos.yaml"));
     }
 
     @Test

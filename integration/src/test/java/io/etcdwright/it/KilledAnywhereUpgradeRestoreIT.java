@@ -1,12 +1,12 @@
 package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -27,30 +27,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KilledAnywhereUpgradeRestoreIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final List<String> MEMBERS = List.of("h1", "h2", "h3");
-    static Path home;
     static KillChain chain;
     static String v35;
 
     @BeforeAll
     static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         v35 = Testbed.example("three-node.yaml").replace("name: three", "name: chaosv");
-        chain = new KillChain(home, home.resolve("chaosv.yaml"));
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
+        chain = new KillChain(HOSTS.home(), HOSTS.home().resolve("chaosv.yaml"));
     }
 
     @Test
     @Order(1)
     void aMinorUpgradeKilledAtEveryStepConvergesLosingNoWrite() throws Exception {
         chain.spec(v35.replace("version: 3.5.16", "version: 3.4.23"));
-        Cli.Run create = Cli.run("apply", "-i", KillChain.INV, "-f", home.resolve("chaosv.yaml").toString(), "--yes");
+        Cli.Run create = Cli.run("apply", "-i", KillChain.INV, "-f", HOSTS.home().resolve("chaosv.yaml").toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
         Map<String, String> env = chain.clientEnv();
         chain.spec(v35);
@@ -61,7 +54,7 @@ class KilledAnywhereUpgradeRestoreIT {
         chain.converged(MEMBERS);
         WriteLoad.checkNothingLost(chain.clientEnv(), acks, "killed-anywhere-minor-upgrade", 3);
         JsonNode status = KillChain.JSON.readTree(Cli.run("status", "-i", KillChain.INV, "-f",
-                home.resolve("chaosv.yaml").toString(), "-o", "json").out());
+                HOSTS.home().resolve("chaosv.yaml").toString(), "-o", "json").out());
         for (JsonNode m : status.path("members")) {
             assertEquals("3.5.16", m.path("version").asText(), m.toString());
         }
@@ -71,10 +64,10 @@ class KilledAnywhereUpgradeRestoreIT {
     @Test
     @Order(2)
     void aRestoreKilledAtEveryStepConvergesToTheBackup() throws Exception {
-        chain.spec(v35 + "backup:\n  stores:\n    - {name: local, type: directory, path: " + home.resolve("store") + "}\n");
+        chain.spec(v35 + "backup:\n  stores:\n    - {name: local, type: directory, path: " + HOSTS.home().resolve("store") + "}\n");
         Map<String, String> env = chain.clientEnv();
         WriteLoad.Acks kept = KillChain.underWrites(env, "restore-before-backup", () -> { });
-        Cli.Run backup = Cli.run("backup", "-i", KillChain.INV, "-f", home.resolve("chaosv.yaml").toString());
+        Cli.Run backup = Cli.run("backup", "-i", KillChain.INV, "-f", HOSTS.home().resolve("chaosv.yaml").toString());
         assertEquals(0, backup.exitCode(), backup.all());
         WriteLoad.Acks dropped = KillChain.underWrites(env, "restore-after-backup", () -> { });
 

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,24 +31,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LockIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
-    static Path home;
     static Path spec;
 
     @BeforeAll
     static void hosts() throws Exception {
-        Testbed.up(3);
         Testbed.removeEtcd(3);
-        home = Testbed.freshWorkstationHome();
-        spec = home.resolve("locked.yaml");
+        spec = HOSTS.home().resolve("locked.yaml");
         Files.writeString(spec, Testbed.example("three-node.yaml").replace("name: three", "name: locked"));
     }
 
     @AfterAll
     static void cleanUp() {
         Testbed.removeEtcd(3);
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     /** The two runs' results: exactly one succeeded, the other was refused; returns the refused one's output. */
@@ -67,8 +65,8 @@ class LockIT {
     void twoCreatesStartedTogetherOnOneWorkstationOneRunsTheOtherIsRefused() throws Exception {
         Cli.Run a;
         Cli.Run b;
-        try (Cli.Launched first = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes");
-             Cli.Launched second = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+        try (Cli.Launched first = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes");
+             Cli.Launched second = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
             a = first.finish(Duration.ofMinutes(5));
             b = second.finish(Duration.ofMinutes(5));
         }
@@ -83,13 +81,13 @@ class LockIT {
     @Order(2)
     void twoAppliesStartedTogetherFromTwoWorkstationsOneRunsTheOtherIsRefusedByEtcd() throws Exception {
         // A second workstation: the same cluster's PKI, its own lock file.
-        Path other = Files.createTempDirectory("etcdwright-home-other");
+        Path other = Files.createTempDirectory("etcdwright-HOSTS.home()-other");
         try {
-            copyTree(home.resolve("clusters"), other.resolve("clusters"));
+            copyTree(HOSTS.home().resolve("clusters"), other.resolve("clusters"));
             Files.writeString(spec, Files.readString(spec).replace("heartbeat-interval: 100", "heartbeat-interval: 150"));
             Cli.Run a;
             Cli.Run b;
-            try (Cli.Launched first = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes");
+            try (Cli.Launched first = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes");
                  Cli.Launched second = Cli.Launched.start(other, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
                 a = first.finish(Duration.ofMinutes(5));
                 b = second.finish(Duration.ofMinutes(5));
@@ -149,7 +147,7 @@ class LockIT {
 
     /** An apply SIGKILLed right after it took the lock in etcd; returns what it printed. */
     private static String killWhileHolding() throws Exception {
-        try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+        try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
             String printed = apply.killAfter(Pattern.compile("Lock: held \\(key"), Duration.ofMinutes(2));
             assertTrue(printed.contains("Lock: held (key /etcdwright/lock/locked"), printed);
             return printed;

@@ -2,9 +2,9 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,24 +27,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * spec's, with no learner left and a second plan empty.
  */
 class MembershipInterruptedIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    static Path home;
     static Path spec;
     static String base;
 
     @BeforeAll
     static void hosts() throws Exception {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         base = Testbed.example("single-node.yaml").replace("name: single", "name: interrupted");
-        spec = home.resolve("interrupted.yaml");
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
+        spec = HOSTS.home().resolve("interrupted.yaml");
     }
 
     @Test
@@ -83,7 +76,7 @@ class MembershipInterruptedIT {
         try (WriteLoad load = WriteLoad.start(before, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             String seen;
-            try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+            try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
                 seen = apply.killAfter(Pattern.compile(Pattern.quote(killAfter)), Duration.ofMinutes(3));
             }
             assertTrue(seen.contains(killAfter), "the kill point was reached: " + seen);

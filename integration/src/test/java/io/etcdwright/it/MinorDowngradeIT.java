@@ -1,9 +1,8 @@
 package io.etcdwright.it;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,15 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * loses nothing either.
  */
 class MinorDowngradeIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    static Path home;
-
-    @BeforeAll
-    static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
-    }
 
     @AfterEach
     void wipe() {
@@ -44,15 +38,9 @@ class MinorDowngradeIT {
         }
     }
 
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
-    }
-
     /** A 3-member cluster on 3.5.16 named {@code name}; its spec file. */
     private static Path create(String name) throws Exception {
-        Path spec = home.resolve(name + ".yaml");
+        Path spec = HOSTS.home().resolve(name + ".yaml");
         Files.writeString(spec, Testbed.example("three-node.yaml").replace("name: three", "name: " + name));
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
@@ -120,7 +108,7 @@ class MinorDowngradeIT {
             toVersion(spec, "3.4.23");
             String killAt = "stop etcd (DOWNTIME begins): changed";
             String killed;
-            try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--allow-downtime",
+            try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--allow-downtime",
                     "--yes")) {
                 killed = apply.killAfter(Pattern.compile(Pattern.quote(killAt)), Duration.ofMinutes(3));
             }

@@ -1,8 +1,8 @@
 package io.etcdwright.it;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,25 +25,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * private-key blocks and for any piece of the workstation's key files or the test hosts' SSH key.
  */
 class NoSecretsInOutputIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final String SPEC = Testbed.ROOT.resolve("examples/three-node.yaml").toString();
     /** Long enough that a match is no coincidence, short enough to catch a key cut into lines or wrapped. */
     static final int FRAGMENT = 24;
 
-    static Path home;
     static Path scratch;
 
     @BeforeAll
     static void hosts() throws IOException {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         scratch = Testbed.scratch("no-secrets");
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     @Test
@@ -102,7 +95,7 @@ class NoSecretsInOutputIT {
     /** File name -> the base64 body of each private key the run holds (PEM armour and newlines removed). */
     private static Map<String, String> keyBodies() throws IOException {
         Map<String, String> bodies = new LinkedHashMap<>();
-        Path pki = home.resolve("clusters");
+        Path pki = HOSTS.home().resolve("clusters");
         try (Stream<Path> files = Files.walk(pki)) {
             for (Path key : files.filter(f -> f.toString().endsWith(".key")).toList()) {
                 bodies.put(key.toString(), body(Files.readString(key, StandardCharsets.US_ASCII)));

@@ -2,9 +2,9 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,33 +20,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * still does with every host switched off.
  */
 class OfflinePlanIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final ObjectMapper JSON = new ObjectMapper();
     /** A copy of the testbed's inventory: 'testbed down' deletes the original, and the offline plans need one. */
     static String INV;
-    static Path home;
     static Path spec;
 
     @BeforeAll
     static void hosts() throws Exception {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         // The release server of this testbed (TESTBED_NET / TESTBED_HTTP_PORT), not the example's default.
         String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
         String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
         String example = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
                 .replace("http://10.77.0.1:8799/", "http://" + net + ".1:" + port + "/");
-        spec = home.resolve("three.yaml");
+        spec = HOSTS.home().resolve("three.yaml");
         Files.writeString(spec, example);
-        Path inventory = Files.createDirectories(home.resolve("inventory"));
+        Path inventory = Files.createDirectories(HOSTS.home().resolve("inventory"));
         Files.copy(Testbed.INVENTORY, inventory.resolve("hosts.yaml"));
         Files.copy(Testbed.KNOWN_HOSTS, inventory.resolve("known_hosts"));
         INV = inventory.resolve("hosts.yaml").toString();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     @Test
@@ -73,11 +66,11 @@ class OfflinePlanIT {
         // cluster, so the hosts asked answer again on a second round, and the plan still sees the
         // cluster and removes the member it no longer lists.
         String leader = cluster.path("leader").asText();
-        Path withoutLeader = home.resolve("inventory/without-" + leader + ".yaml");
+        Path withoutLeader = HOSTS.home().resolve("inventory/without-" + leader + ".yaml");
         Files.writeString(withoutLeader, Files.readString(Path.of(INV))
                 .replaceAll("(?m)^ +" + leader + ":\\n +ansible_host: [0-9.]+\\n", ""));
         assertFalse(Files.readString(withoutLeader).contains(leader + ":"), Files.readString(withoutLeader));
-        Path twoMembers = home.resolve("two.yaml");
+        Path twoMembers = HOSTS.home().resolve("two.yaml");
         Files.writeString(twoMembers, Files.readString(spec).replace("hosts: [h1, h2, h3]", "hosts: ["
                 + String.join(", ", java.util.stream.Stream.of("h1", "h2", "h3").filter(h -> !h.equals(leader)).toList()) + "]"));
         JsonNode removal = plan("plan", "-i", withoutLeader.toString(), "-f", twoMembers.toString(), "-o", "json");
@@ -96,8 +89,8 @@ class OfflinePlanIT {
         assertNotEquals(convergedLive.path("fingerprint"), driftedLive.path("fingerprint"));
 
         // A plan saved from recorded facts carries the live plan's fingerprint.
-        Path livePlan = home.resolve("live.plan");
-        Path offlinePlan = home.resolve("offline.plan");
+        Path livePlan = HOSTS.home().resolve("live.plan");
+        Path offlinePlan = HOSTS.home().resolve("offline.plan");
         assertEquals(0, Cli.run("plan", "-i", INV, "-f", f, "--out", livePlan.toString()).exitCode());
         assertEquals(0, Cli.run("plan", "-i", INV, "-f", f, "--facts", drifted.toString(), "--out", offlinePlan.toString()).exitCode());
         assertEquals(JSON.readTree(livePlan.toFile()).path("fingerprint"), JSON.readTree(offlinePlan.toFile()).path("fingerprint"));
@@ -118,7 +111,7 @@ class OfflinePlanIT {
     private static Path record(String name) throws Exception {
         Cli.Run run = Cli.run("facts", "-i", INV, "-f", spec.toString(), "-o", "json");
         assertEquals(0, run.exitCode(), run.all());
-        Path file = home.resolve(name + ".facts.json");
+        Path file = HOSTS.home().resolve(name + ".facts.json");
         Files.writeString(file, run.out());
         return file;
     }

@@ -2,10 +2,10 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,9 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ResizeScenario {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(5);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    private Path home;
     private Path spec;
     private String base;
     private Etcdctl etcdctl;
@@ -47,19 +48,11 @@ abstract class ResizeScenario {
 
     @BeforeAll
     void hosts() throws Exception {
-        Testbed.up(5);
-        home = Testbed.freshWorkstationHome();
         String name = "resize-" + version().replace('.', '-');
         base = Files.readString(Testbed.ROOT.resolve("examples/single-node.yaml")).replace("name: single", "name: " + name)
                 .replace("version: 3.5.16", "version: " + version());
-        spec = home.resolve(name + ".yaml");
+        spec = HOSTS.home().resolve(name + ".yaml");
         etcdctl = Etcdctl.unpack(Testbed.scratch("etcdctl-" + version()), version());
-    }
-
-    @AfterAll
-    void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     @Test
@@ -121,7 +114,7 @@ abstract class ResizeScenario {
 
         // One verified snapshot before each of the seven membership changes (none for the refused
         // one), private to the operator.
-        try (var files = Files.list(home.resolve("clusters/" + spec.getFileName().toString().replace(".yaml", "")
+        try (var files = Files.list(HOSTS.home().resolve("clusters/" + spec.getFileName().toString().replace(".yaml", "")
                 + "/snapshots"))) {
             List<Path> snapshots = files.toList();
             assertEquals(7, snapshots.size(), snapshots.toString());
@@ -204,7 +197,7 @@ abstract class ResizeScenario {
             assertEquals(0, apply.exitCode(), apply.all());
             System.out.println("[" + name + "] apply:\n" + apply.out());
             lastApply = apply.out();
-            assertTrue(apply.out().contains("snapshot the cluster to " + home.resolve("clusters")), apply.out());
+            assertTrue(apply.out().contains("snapshot the cluster to " + HOSTS.home().resolve("clusters")), apply.out());
             load.awaitMore(100, Duration.ofSeconds(30));
             acks = load.stop();
         }

@@ -1,11 +1,11 @@
 package io.etcdwright.it;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,33 +25,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RestoreIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final String ETCDCTL_ENV = "export ETCDCTL_API=3 ETCDCTL_CACERT=/etc/etcd/pki/ca.crt ETCDCTL_CERT=/etc/etcd/pki/healthcheck-client.crt"
             + " ETCDCTL_KEY=/etc/etcd/pki/healthcheck-client.key ETCDCTL_ENDPOINTS=https://127.0.0.1:2379; ";
-    static Path home;
     static Path snapshot35;
     static Etcdctl etcdctl35;
     static Etcdctl etcdctl34;
 
     @BeforeAll
     static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         etcdctl35 = Etcdctl.unpack(Testbed.scratch("etcdctl-3.5.16"), "3.5.16");
         etcdctl34 = Etcdctl.unpack(Testbed.scratch("etcdctl-3.4.23"), "3.4.23");
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     /** A spec of this testbed (its release server), with these member hosts and version. */
     static String spec(String name, String hosts, String version) throws Exception {
         String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
         String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
-        Path spec = home.resolve(name + ".yaml");
+        Path spec = HOSTS.home().resolve(name + ".yaml");
         Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
                 .replace("http://10.77.0.1:8799/", "http://" + net + ".1:" + port + "/")
                 .replace("name: three", "name: " + name)
@@ -89,7 +82,7 @@ class RestoreIT {
     static Path saveSnapshot(int host, String version, String name) throws Exception {
         Testbed.ssh(host, ETCDCTL_ENV + "rm -f /root/s.db; /opt/etcd/v" + version + "/etcdctl snapshot save /root/s.db >/dev/null");
         byte[] bytes = Base64.getMimeDecoder().decode(Testbed.ssh(host, "base64 /root/s.db"));
-        Path file = home.resolve(name);
+        Path file = HOSTS.home().resolve(name);
         Files.write(file, bytes);
         return file;
     }
@@ -115,11 +108,11 @@ class RestoreIT {
         byte[] good = Files.readAllBytes(snapshot35);
         byte[] flipped = good.clone();
         flipped[good.length / 2] ^= 0x01;
-        Path flippedFile = Files.write(home.resolve("flipped.db"), flipped);
+        Path flippedFile = Files.write(HOSTS.home().resolve("flipped.db"), flipped);
         Cli.Run refused = restore(spec, flippedFile);
         assertEquals(1, refused.exitCode(), refused.all());
         assertTrue(refused.err().contains("does not match its sha256 trailer"), refused.err());
-        Path truncated = Files.write(home.resolve("truncated.db"), java.util.Arrays.copyOf(good, good.length - 1000));
+        Path truncated = Files.write(HOSTS.home().resolve("truncated.db"), java.util.Arrays.copyOf(good, good.length - 1000));
         refused = restore(spec, truncated);
         assertEquals(1, refused.exitCode(), refused.all());
         assertTrue(refused.err().contains("cut short"), refused.err());
@@ -191,7 +184,7 @@ class RestoreIT {
 
         // etcdwright's own backup of a 3.4 cluster, restored with 3.4's tool from the store.
         Files.writeString(Path.of(spec), Files.readString(Path.of(spec)) + "backup:\n  stores:\n    - {name: local, type: directory, path: "
-                + home.resolve("store34") + "}\n");
+                + HOSTS.home().resolve("store34") + "}\n");
         Cli.Run backup = Cli.run("backup", "-i", INV, "-f", spec);
         assertEquals(0, backup.exitCode(), backup.all());
         Cli.Run listed = Cli.run("backups", "list", "-i", INV, "-f", spec);

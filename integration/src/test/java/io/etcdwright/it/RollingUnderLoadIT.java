@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,15 +25,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * not asserted: speed belongs to bench/). The checker is shown to catch a lost write.
  */
 class RollingUnderLoadIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    static Path home;
     static Etcdctl etcdctl;
 
     @BeforeAll
     static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         etcdctl = Etcdctl.unpack(Testbed.scratch("rolling-etcdctl"), "3.5.16");
     }
 
@@ -44,8 +44,6 @@ class RollingUnderLoadIT {
     @AfterAll
     static void cleanUp() {
         Testbed.removeEtcd(3);
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     @Test
@@ -53,7 +51,7 @@ class RollingUnderLoadIT {
         List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
         String newest = versions.get(versions.size() - 1);
         String base = Testbed.example("three-node.yaml").replace("name: three", "name: load");
-        Path spec = home.resolve("load.yaml");
+        Path spec = HOSTS.home().resolve("load.yaml");
         Files.writeString(spec, base);
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
@@ -119,7 +117,7 @@ class RollingUnderLoadIT {
     void aMinorUpgradeRollsUnderWritesAndWaitsForTheClusterVersion() throws Exception {
         String base = Testbed.example("three-node.yaml").replace("name: three", "name: minor")
                 .replace("version: 3.5.16", "version: 3.4.23");
-        Path spec = home.resolve("minor.yaml");
+        Path spec = HOSTS.home().resolve("minor.yaml");
         Files.writeString(spec, base);
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(0, create.exitCode(), create.all());
@@ -176,7 +174,7 @@ class RollingUnderLoadIT {
 
     /** What each member's client and peer URL presents in a fresh TLS handshake. */
     private static Map<String, java.util.Optional<java.security.cert.X509Certificate>> served(Path spec) {
-        Path pki = home.resolve("clusters/load/pki");
+        Path pki = HOSTS.home().resolve("clusters/load/pki");
         List<String> endpoints = new java.util.ArrayList<>();
         for (int h = 1; h <= 3; h++) {
             endpoints.add("https://" + Testbed.address(h) + ":2379");

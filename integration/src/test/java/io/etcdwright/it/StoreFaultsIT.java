@@ -41,6 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StoreFaultsIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(4); // h1..h3 members, h4 the SFTP store's host
     static final ObjectMapper JSON = new ObjectMapper();
     static final String INV = Testbed.INVENTORY.toString();
     static final String PREFIX = "faults/";
@@ -67,8 +69,6 @@ class StoreFaultsIT {
 
     @BeforeAll
     static void setUp() throws Exception {
-        Testbed.up(4); // h1..h3 members, h4 the SFTP store's host
-        Testbed.freshWorkstationHome();
         work = Testbed.scratch("store-faults");
         s3 = S3Proxy.start(Testbed.bridgeAddress());
         faulty = FaultyProxy.start(Testbed.bridgeAddress(), s3.endpoint());
@@ -113,8 +113,6 @@ class StoreFaultsIT {
         if (s3 != null) {
             s3.close();
         }
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     /** The workstation's end of host i's veth (testbed/testbed host_veth). */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,23 +29,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * over http:// and without a client certificate, and the next plan has nothing to do.
  */
 class TransportMigrationIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    static Path home;
     static Etcdctl etcdctl;
 
     @BeforeAll
     static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         etcdctl = Etcdctl.unpack(Testbed.scratch("transport-etcdctl"), "3.5.16");
     }
 
     @AfterAll
     static void cleanUp() {
         Testbed.removeEtcd(3);
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     @Test
@@ -52,7 +50,7 @@ class TransportMigrationIT {
         String tls = Testbed.example("three-node.yaml").replace("name: three", "name: plain");
         assertTrue(tls.contains("\ntls:\n"), tls);
         String plaintext = tls.replace("\ntls:\n", "\ntls:\n  transport:\n    clients: plaintext\n    peers: plaintext\n");
-        Path spec = home.resolve("plain.yaml");
+        Path spec = HOSTS.home().resolve("plain.yaml");
         Files.writeString(spec, plaintext);
 
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
@@ -86,7 +84,7 @@ class TransportMigrationIT {
             load.awaitMore(100, Duration.ofSeconds(30));
             String seen;
             // Killed once the first member of round 2 moved its peer URL and restarted: the others are still on http.
-            try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+            try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
                 seen = apply.killAfter(Pattern.compile("round 2/3 \\(advertise TLS\\)[^\\n]*: changed"), Duration.ofMinutes(6));
             }
             assertFalse(seen.contains("RECAP"), "the first apply must not have finished: " + seen);

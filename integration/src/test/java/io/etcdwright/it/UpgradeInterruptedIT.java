@@ -2,10 +2,10 @@ package io.etcdwright.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,6 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * own status and with upstream's etcdctl and the members' /version endpoint.
  */
 class UpgradeInterruptedIT {
+    @RegisterExtension
+    static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
     /** A member's restart of a rolling version change, done: where the apply is killed. */
@@ -42,26 +44,16 @@ class UpgradeInterruptedIT {
             + " sha256sum /etc/systemd/system/etcd.service /etc/etcd/etcd.conf.yml;"
             + " systemctl show -p ActiveState -p InvocationID etcd;"
             + " readlink /proc/$(systemctl show -p MainPID --value etcd)/exe || echo 'no etcd process'";
-    static Path home;
     static Etcdctl etcdctl;
 
     @BeforeAll
     static void hosts() {
-        Testbed.up(3);
-        home = Testbed.freshWorkstationHome();
         etcdctl = Etcdctl.unpack(Testbed.scratch("upgrade-etcdctl"), "3.5.16");
     }
 
     @AfterEach
     void wipe() {
         Testbed.removeEtcd(3);
-    }
-
-    /** After the last test's wipe: down deletes the hosts with their disks. */
-    @AfterAll
-    static void cleanUp() {
-        Testbed.forgetWorkstationHome();
-        Testbed.down();
     }
 
     /**
@@ -75,7 +67,7 @@ class UpgradeInterruptedIT {
         String v34 = Testbed.example("three-node.yaml").replace("name: three", "name: minorkill")
                 .replace("version: 3.5.16", "version: 3.4.23");
         String v35 = v34.replace("version: 3.4.23", "version: 3.5.16");
-        Path spec = home.resolve("minorkill.yaml");
+        Path spec = HOSTS.home().resolve("minorkill.yaml");
         create(spec, v34);
         Map<String, String> env = clientEnv(spec);
 
@@ -113,13 +105,13 @@ class UpgradeInterruptedIT {
         List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
         String newest = versions.get(versions.size() - 1);
         String v3516 = Testbed.example("three-node.yaml").replace("name: three", "name: preflight");
-        Path spec = home.resolve("preflight.yaml");
+        Path spec = HOSTS.home().resolve("preflight.yaml");
         create(spec, v3516);
         Files.writeString(spec, v3516.replace("version: 3.5.16", "version: " + newest));
 
         Map<Integer, String> before;
         Cli.Run run;
-        try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString())) {
+        try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString())) {
             String asked = apply.await(Pattern.compile(Pattern.quote("Only 'yes' will be accepted")), Duration.ofMinutes(2));
             assertTrue(asked.contains("restart etcd (binary changed"), "the plan confirmed is a rolling version change: " + asked);
             Testbed.ssh(2, "systemctl stop etcd");
@@ -153,7 +145,7 @@ class UpgradeInterruptedIT {
     void aSkippedMinorIsRefusedWithThePathBeforeAnyHostIsTouched() throws Exception {
         String v34 = Testbed.example("three-node.yaml").replace("name: three", "name: skip")
                 .replace("version: 3.5.16", "version: 3.4.23");
-        Path spec = home.resolve("skip.yaml");
+        Path spec = HOSTS.home().resolve("skip.yaml");
         create(spec, v34);
         Map<Integer, String> before = hostStates();
         Files.writeString(spec, v34.replace("version: 3.4.23", "version: 3.6.0"));
@@ -180,7 +172,7 @@ class UpgradeInterruptedIT {
     private static void killedBetweenMembers(Path spec, String text) throws Exception {
         Files.writeString(spec, text);
         String seen;
-        try (Cli.Launched apply = Cli.Launched.start(home, "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
+        try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
             seen = apply.killAfter(RESTART_DONE, Duration.ofMinutes(3));
         }
         assertFalse(seen.contains("wait for cluster version 3.5:") || seen.contains("RECAP"), "killed half-way: " + seen);
