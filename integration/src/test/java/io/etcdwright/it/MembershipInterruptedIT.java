@@ -91,6 +91,9 @@ class MembershipInterruptedIT {
             }
             Cli.Run second = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
             assertEquals(0, second.exitCode(), second.all());
+            // A learner among the members (a join killed before its promotion) refuses leases and
+            // writes: the lock must still be the cluster's, which another workstation's run sees.
+            assertTrue(second.out().contains("Lock: held (key /etcdwright/lock/interrupted"), second.out());
             assertFalse(second.out().contains("move old data"), "a half-joined member keeps its data: " + second.out());
             load.awaitMore(100, Duration.ofSeconds(30));
             acks = load.stop();

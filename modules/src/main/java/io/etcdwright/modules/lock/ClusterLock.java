@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A cluster's lock held in its own etcd: the key {@code /etcdwright/lock/NAME}, created only if absent
@@ -102,10 +103,10 @@ public final class ClusterLock implements AutoCloseable {
         ByteSequence value = bytes(holder.toJson());
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
-            long lease = call(client.getLeaseClient().grant(TTL.toSeconds()), callTimeout, "grant a lease").getID();
+            long lease = call(() -> client.getLeaseClient().grant(TTL.toSeconds()), callTimeout, "grant a lease").getID();
             TxnResponse txn;
             try {
-                txn = call(client.getKVClient().txn()
+                txn = call(() -> client.getKVClient().txn()
                         .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(Op.put(key, value, PutOption.builder().withLeaseId(lease).build()))
                         .Else(Op.get(key, GetOption.DEFAULT))
@@ -154,7 +155,7 @@ public final class ClusterLock implements AutoCloseable {
 
     /** The lock key, if any. */
     public static Optional<Held> current(Client client, String cluster, Duration callTimeout) {
-        List<KeyValue> kvs = call(client.getKVClient().get(bytes(key(cluster))), callTimeout, "read the lock key").getKvs();
+        List<KeyValue> kvs = call(() -> client.getKVClient().get(bytes(key(cluster))), callTimeout, "read the lock key").getKvs();
         if (kvs.isEmpty()) {
             return Optional.empty();
         }
@@ -173,7 +174,7 @@ public final class ClusterLock implements AutoCloseable {
      */
     public static boolean remove(Client client, Held held, Duration callTimeout) {
         ByteSequence key = bytes(held.key());
-        boolean deleted = call(client.getKVClient().txn()
+        boolean deleted = call(() -> client.getKVClient().txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(held.modRevision())))
                 .Then(Op.delete(key, DeleteOption.DEFAULT))
                 .commit(), callTimeout, "delete the lock key").isSucceeded();
@@ -196,7 +197,7 @@ public final class ClusterLock implements AutoCloseable {
         try {
             // Bounded well inside the lease: a keepalive that hangs must not let the next come too late.
             Duration bound = Duration.ofMillis(Math.min(callTimeout.toMillis(), TTL.toMillis() / 4));
-            call(client.getLeaseClient().keepAliveOnce(leaseId), bound, "keep the lock's lease alive");
+            call(() -> client.getLeaseClient().keepAliveOnce(leaseId), bound, "keep the lock's lease alive");
         } catch (RuntimeException e) {
             failedKeepalives.incrementAndGet();
         }
@@ -247,11 +248,11 @@ public final class ClusterLock implements AutoCloseable {
 
     private boolean releaseThrough(Client through) {
         try {
-            call(through.getKVClient().txn()
+            call(() -> through.getKVClient().txn()
                     .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value)))
                     .Then(Op.delete(key, DeleteOption.DEFAULT))
                     .commit(), callTimeout, "delete the lock key");
-            call(through.getLeaseClient().revoke(leaseId), callTimeout, "revoke the lock's lease");
+            call(() -> through.getLeaseClient().revoke(leaseId), callTimeout, "revoke the lock's lease");
             return true;
         } catch (Unavailable e) {
             return false;
@@ -265,13 +266,46 @@ public final class ClusterLock implements AutoCloseable {
 
     private static void revokeQuietly(Client client, long lease, Duration timeout) {
         try {
-            call(client.getLeaseClient().revoke(lease), timeout, "revoke a lease");
+            call(() -> client.getLeaseClient().revoke(lease), timeout, "revoke a lease");
         } catch (RuntimeException e) {
             // It ends on its own after TTL.
         }
     }
 
-    private static <T> T call(CompletableFuture<T> future, Duration timeout, String what) {
+    /**
+     * How many times a call refused by a learner is made again. The client spreads its calls over
+     * the members round-robin, and a learner (a member joining, as an interrupted grow leaves it)
+     * refuses leases and writes without acting on them: the same call is then made again, and lands
+     * on another member. A cluster has at most seven members.
+     */
+    private static final int LEARNER_REFUSALS = 7;
+
+    private static <T> T call(Supplier<CompletableFuture<T>> call, Duration timeout, String what) {
+        for (int refusals = 0; ; refusals++) {
+            try {
+                return once(call.get(), timeout, what);
+            } catch (Unavailable e) {
+                if (refusals >= LEARNER_REFUSALS || !refusedByLearner(e.getCause())) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** etcd's refusal of a call a learner does not serve: nothing was done, and a voter will take it. */
+    static boolean refusedByLearner(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c.getMessage() != null && c.getMessage().contains(LEARNER_REFUSAL)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What etcd answers (ErrGRPCNotSupportedForLearner) when a learner is asked for a write, a lease or a linearizable read. */
+    static final String LEARNER_REFUSAL = "rpc not supported for learner";
+
+    private static <T> T once(CompletableFuture<T> future, Duration timeout, String what) {
         try {
             return future.get(timeout.toMillis() + 250, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

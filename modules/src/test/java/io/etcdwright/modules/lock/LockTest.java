@@ -29,6 +29,17 @@ class LockTest {
         assertTrue(LockHolder.parse("{\"since\":\"yesterday\"}").isEmpty());
     }
 
+    /** What a learner answers is made again (it did nothing); a member that is down, or a timeout, is not. */
+    @Test
+    void onlyALearnersRefusalIsAskedAgainOfAnotherMember() {
+        Throwable learner = new java.util.concurrent.ExecutionException(io.grpc.Status.UNAVAILABLE
+                .withDescription("etcdserver: rpc not supported for learner").asRuntimeException());
+        assertTrue(ClusterLock.refusedByLearner(learner));
+        assertFalse(ClusterLock.refusedByLearner(io.grpc.Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()));
+        assertFalse(ClusterLock.refusedByLearner(io.grpc.Status.DEADLINE_EXCEEDED.asRuntimeException()));
+        assertFalse(ClusterLock.refusedByLearner(null));
+    }
+
     @Test
     void twoHoldingsOfOneProcessHaveTheirOwnTokens() {
         LockHolder one = LockHolder.thisProcess("apply", SINCE);
