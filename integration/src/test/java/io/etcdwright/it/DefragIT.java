@@ -161,8 +161,9 @@ class DefragIT {
         Testbed.ssh(1, ETCDCTL + "e defrag --cluster >/dev/null && e alarm disarm >/dev/null");
         fillUntilRefused();
         for (int host = 1; host <= 3; host++) {
-            assertTrue(inUseBytes(host) * 100 >= QUOTA * 90, "h" + host + " holds " + inUseBytes(host) + " live bytes of its "
-                    + QUOTA + " quota: not full enough for the refusal below");
+            long inUse = inUseBytes(host);
+            assertTrue(inUse * 100 >= QUOTA * 90, "h" + host + " holds " + inUse + " live bytes of its " + QUOTA
+                    + " quota: not full enough for the refusal below");
         }
 
         Cli.Run status = Cli.run("status", "-i", INV, "-f", spec.toString());

@@ -213,7 +213,8 @@ final class WriteLoad implements AutoCloseable {
             if (wait > 0) {
                 sleep(wait / 1_000_000, (int) (wait % 1_000_000));
             }
-            nextStart = Math.max(nextStart, System.nanoTime() - paceNanos) + paceNanos;
+            // After a write that took longer than the pace, the next starts at once, not in a burst.
+            nextStart = Math.max(nextStart + paceNanos, System.nanoTime());
             try {
                 // Create-only: the key must not exist yet, so a write etcd applied twice would show.
                 TxnResponse put = clients.get(through).getKVClient().txn()

@@ -7,6 +7,7 @@ import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.membership.ClusterVersion;
 import io.etcdwright.modules.membership.EtcdAdminException;
+import io.etcdwright.modules.membership.Failures;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.TlsMaterial;
 import io.etcdwright.modules.backup.MemberRpc;
@@ -114,7 +115,7 @@ public sealed interface ClusterConditions extends Condition
                         last = e.getStatus().getCode() + (e.getStatus().getDescription() == null ? ""
                                 : ": " + e.getStatus().getDescription());
                         waiting.waitingOn(last);
-                        if (last.contains("not supported for learner")) {
+                        if (Failures.refusedByLearner(e)) {
                             // A learner takes no client writes at all; health already proved it serves.
                             context.note(member + " is a learner: it forwards no writes, so none is tried through it");
                             return;

@@ -10,6 +10,7 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
+import io.etcdwright.modules.membership.Failures;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -285,25 +286,12 @@ public final class ClusterLock implements AutoCloseable {
             try {
                 return once(call.get(), timeout, what);
             } catch (Unavailable e) {
-                if (refusals >= LEARNER_REFUSALS || !refusedByLearner(e.getCause())) {
+                if (refusals >= LEARNER_REFUSALS || !Failures.refusedByLearner(e.getCause())) {
                     throw e;
                 }
             }
         }
     }
-
-    /** etcd's refusal of a call a learner does not serve: nothing was done, and a voter will take it. */
-    static boolean refusedByLearner(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c.getMessage() != null && c.getMessage().contains(LEARNER_REFUSAL)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** What etcd answers (ErrGRPCNotSupportedForLearner) when a learner is asked for a write, a lease or a linearizable read. */
-    static final String LEARNER_REFUSAL = "rpc not supported for learner";
 
     private static <T> T once(CompletableFuture<T> future, Duration timeout, String what) {
         try {

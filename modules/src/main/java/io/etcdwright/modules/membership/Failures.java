@@ -18,7 +18,7 @@ import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
 
 /** Turns what gRPC, Netty and the JDK throw into one short line for an operator. */
-final class Failures {
+public final class Failures {
     private static final int MAX_LENGTH = 200;
 
     private Failures() {
@@ -74,6 +74,16 @@ final class Failures {
      */
     static boolean isLearnerRefusal(Throwable t, boolean answeredByLearner) {
         return answeredByLearner && refusedAsUnavailable(t);
+    }
+
+    /**
+     * Whether a learner refused the call, where nothing typed can tell: the cluster's lock and a
+     * write probe go out before any member list or Status answer. etcd answers such a call
+     * UNAVAILABLE with "rpc not supported for learner" (ErrGRPCNotSupportedForLearner), having
+     * done nothing; the one place etcd's wording decides.
+     */
+    public static boolean refusedByLearner(Throwable t) {
+        return t != null && refusedAsUnavailable(t) && description(t).contains("rpc not supported for learner");
     }
 
     /** One line: "connection refused", "no answer within 2 s", "TLS handshake refused: ...". */

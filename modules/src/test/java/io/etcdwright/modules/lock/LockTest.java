@@ -34,10 +34,10 @@ class LockTest {
     void onlyALearnersRefusalIsAskedAgainOfAnotherMember() {
         Throwable learner = new java.util.concurrent.ExecutionException(io.grpc.Status.UNAVAILABLE
                 .withDescription("etcdserver: rpc not supported for learner").asRuntimeException());
-        assertTrue(ClusterLock.refusedByLearner(learner));
-        assertFalse(ClusterLock.refusedByLearner(io.grpc.Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()));
-        assertFalse(ClusterLock.refusedByLearner(io.grpc.Status.DEADLINE_EXCEEDED.asRuntimeException()));
-        assertFalse(ClusterLock.refusedByLearner(null));
+        assertTrue(io.etcdwright.modules.membership.Failures.refusedByLearner(learner));
+        assertFalse(io.etcdwright.modules.membership.Failures.refusedByLearner(io.grpc.Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()));
+        assertFalse(io.etcdwright.modules.membership.Failures.refusedByLearner(io.grpc.Status.DEADLINE_EXCEEDED.asRuntimeException()));
+        assertFalse(io.etcdwright.modules.membership.Failures.refusedByLearner(null));
     }
 
     @Test
