@@ -19,18 +19,29 @@ import io.etcd.jetcd.api.StatusRequest;
 import io.etcd.jetcd.api.StatusResponse;
 import io.etcdwright.modules.membership.GrpcLogging;
 import io.etcdwright.modules.membership.TlsMaterial;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnknownFieldSet;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
 import io.grpc.netty.NettyChannelBuilder;
 
 import javax.net.ssl.SSLException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -148,6 +159,115 @@ public final class MemberRpc implements AutoCloseable {
                 .leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
         lease.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .leaseRevoke(LeaseRevokeRequest.newBuilder().setID(id).build());
+    }
+
+    /** What etcd's Downgrade RPC is asked to do (etcd's {@code DowngradeRequest.DowngradeAction}). */
+    public enum DowngradeAction {
+        /** Whether the cluster can go to the target minor now: no change, an error saying why not. */
+        VALIDATE,
+        /** Starts it: validated again, then the leader lowers the cluster version and each member its storage. */
+        ENABLE,
+        /** Ends a downgrade under way: the cluster version goes back up once every member runs the newer minor. */
+        CANCEL
+    }
+
+    /**
+     * etcd's Maintenance/Downgrade (3.5 and newer servers; etcdctl has the command from 3.6). jetcd
+     * does not carry it, so the request and answer are written by hand: {@code action = 1} (enum),
+     * {@code version = 2} (string); the answer's {@code version = 2} is the cluster version.
+     *
+     * @param target the target minor, "3.5" (ignored by CANCEL)
+     * @return the cluster version the member answered with
+     * @throws StatusRuntimeException with etcd's reason when it refuses ("etcdserver: invalid downgrade
+     *                                target version", "etcdserver: cluster has a downgrade job in progress")
+     */
+    public String downgrade(DowngradeAction action, String target) {
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        try {
+            CodedOutputStream out = CodedOutputStream.newInstance(request);
+            out.writeEnum(1, action.ordinal());
+            if (action != DowngradeAction.CANCEL) {
+                out.writeString(2, target);
+            }
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        byte[] answer = ClientCalls.blockingUnaryCall(channel, DOWNGRADE,
+                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS), request.toByteArray());
+        return field(answer, 2).map(ByteString::toStringUtf8).orElse("");
+    }
+
+    private static final MethodDescriptor<byte[], byte[]> DOWNGRADE = MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName(MethodDescriptor.generateFullMethodName("etcdserverpb.Maintenance", "Downgrade"))
+            .setRequestMarshaller(Bytes.INSTANCE).setResponseMarshaller(Bytes.INSTANCE).build();
+
+    /** A message passed as its bytes: the Downgrade call's, which no generated class here describes. */
+    private enum Bytes implements MethodDescriptor.Marshaller<byte[]> {
+        INSTANCE;
+
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /**
+     * The storage version a member's Status names ("3.6.0"), a field of etcd 3.6 that jetcd's older
+     * message keeps among its unknown fields ({@code storageVersion = 11}); empty from 3.5 and older.
+     */
+    public static Optional<String> storageVersion(StatusResponse status) {
+        return lengthDelimited(status.getUnknownFields(), 11).map(ByteString::toStringUtf8).filter(v -> !v.isEmpty());
+    }
+
+    /**
+     * The target of the downgrade a member's Status says is under way ("3.5.0"), from etcd 3.6's
+     * {@code downgradeInfo = 13} ({@code enabled = 1}, {@code targetVersion = 2}); empty when none is.
+     * {@link #reportsDowngrade} tells whether the member says anything of downgrades at all.
+     */
+    public static Optional<String> downgradeTarget(StatusResponse status) {
+        Optional<ByteString> info = lengthDelimited(status.getUnknownFields(), 13);
+        if (info.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            UnknownFieldSet fields = UnknownFieldSet.parseFrom(info.get());
+            boolean enabled = fields.hasField(1) && fields.getField(1).getVarintList().stream().anyMatch(v -> v != 0);
+            return enabled ? lengthDelimited(fields, 2).map(ByteString::toStringUtf8).filter(v -> !v.isEmpty()) : Optional.empty();
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether the member's Status carries downgrade information (etcd 3.6 and newer always send it). */
+    public static boolean reportsDowngrade(StatusResponse status) {
+        return status.getUnknownFields().hasField(13);
+    }
+
+    private static Optional<ByteString> lengthDelimited(UnknownFieldSet fields, int number) {
+        if (!fields.hasField(number)) {
+            return Optional.empty();
+        }
+        List<ByteString> values = fields.getField(number).getLengthDelimitedList();
+        return values.isEmpty() ? Optional.empty() : Optional.of(values.get(values.size() - 1));
+    }
+
+    private static Optional<ByteString> field(byte[] message, int number) {
+        try {
+            return lengthDelimited(UnknownFieldSet.parseFrom(message), number);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("etcd's Downgrade answer is not a protobuf message: " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -65,9 +65,11 @@ import java.util.Set;
  * <li>membership changes ({@link MembershipChangePlanner});</li>
  * <li>for a minor upgrade, the cluster version awaited.</li>
  * </ol>
- * A minor downgrade cannot roll: it is refused unless the operator allows the downtime of a restore,
- * then planned by {@link MinorDowngradePlanner}, which also finishes a restore an interrupted apply
- * left in flight. A write fence such an apply left raised is lifted first ({@link WriteFence}).
+ * A minor downgrade out of 3.6 or newer rolls through etcd's downgrade API, planned by
+ * {@link OnlineDowngradePlanner} (which also goes on with one under way, or cancels it when the spec
+ * names the newer minor again). One out of 3.5 cannot roll: it is refused unless the operator allows
+ * the downtime of a restore, then planned by {@link MinorDowngradePlanner}, which also finishes a
+ * restore an interrupted apply left in flight. A write fence such an apply left raised is lifted first ({@link WriteFence}).
  * A running cluster whose members serve plain HTTP where the spec asks for mutual TLS is moved by
  * {@link TransportMigrationPlanner}, alone in its plan; the next apply converges the rest.
  */
@@ -215,6 +217,11 @@ public final class ConvergePlanner {
         Optional<Plan> transport = TransportMigrationPlanner.plan(in, version);
         if (transport.isPresent()) {
             return transport.get();
+        }
+        // A minor downgrade through etcd's downgrade API, one under way, or its cancel: a planner of its own.
+        Optional<Plan> online = OnlineDowngradePlanner.plan(in, version);
+        if (online.isPresent()) {
+            return online.get();
         }
         // A hop (the newest patch before a minor step) is installed in place of the spec's version.
         Optional<String> installs = version.installs().map(Version::toString)

@@ -89,32 +89,43 @@ public final class HostPreparation {
         for (Member m : desired.members()) {
             EtcdHostFacts f = facts.get(m.host().name());
             MemberContext member = new MemberContext(m, f, desired.spec(), layout, bootstrap.apply(m));
-            Optional<Step> last = Optional.empty();
-            List<Step> beside = new ArrayList<>();
-            List<String> causes = new ArrayList<>();
-            for (MemberModule module : modules) {
-                Optional<MemberModule.Change> change = module.plan(member);
-                if (change.isPresent()) {
-                    Step.Builder builder = change.get().step();
-                    last.ifPresent(builder::after);
-                    builder.after(gate);
-                    Step step = builder.does(change.get().operation());
-                    steps.add(step);
-                    if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
-                        beside.add(step);
-                    } else {
-                        last = Optional.of(step);
-                    }
-                    change.get().restartCause().ifPresent(causes::add);
-                }
-            }
-            if (causes.isEmpty() && f.service().running()) {
-                causes.addAll(RestartPending.causes(f, !caRotating));
-            }
-            List<Step> done = new ArrayList<>(beside);
-            last.ifPresent(done::add);
-            prepared.put(m.host().name(), new Prepared(done, causes));
+            prepared.put(m.host().name(), host(member, modules, gate, steps, caRotating));
         }
         return prepared;
+    }
+
+    /**
+     * One host brought to the spec by {@code modules}, each step after the one before (a step
+     * placed beside the chain, the install, after none), all after {@code gate}; appended to
+     * {@code steps}. For a planner that prepares hosts at its own moments: an online downgrade
+     * writes each member's files only just before that member's swap.
+     */
+    public static Prepared host(MemberContext member, List<MemberModule> modules, List<Step> gate, List<Step> steps,
+                                boolean caRotating) {
+        Optional<Step> last = Optional.empty();
+        List<Step> beside = new ArrayList<>();
+        List<String> causes = new ArrayList<>();
+        for (MemberModule module : modules) {
+            Optional<MemberModule.Change> change = module.plan(member);
+            if (change.isPresent()) {
+                Step.Builder builder = change.get().step();
+                last.ifPresent(builder::after);
+                builder.after(gate);
+                Step step = builder.does(change.get().operation());
+                steps.add(step);
+                if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
+                    beside.add(step);
+                } else {
+                    last = Optional.of(step);
+                }
+                change.get().restartCause().ifPresent(causes::add);
+            }
+        }
+        if (causes.isEmpty() && member.facts().service().running()) {
+            causes.addAll(RestartPending.causes(member.facts(), !caRotating));
+        }
+        List<Step> done = new ArrayList<>(beside);
+        last.ifPresent(done::add);
+        return new Prepared(done, causes);
     }
 }

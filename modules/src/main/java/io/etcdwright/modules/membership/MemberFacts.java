@@ -27,11 +27,18 @@ import java.util.OptionalLong;
  *                       {@code ClusterFacts}
  */
 public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dataBytes, long freeBytes,
-                          Optional<LocalStatus> status, Optional<ClusterAnswer> cluster) {
+                          Optional<LocalStatus> status, Optional<ClusterAnswer> cluster, Optional<StorageStatus> storage) {
 
     public MemberFacts {
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(cluster, "cluster");
+        Objects.requireNonNull(storage, "storage");
+    }
+
+    /** A member that said nothing of its storage version (not running, or facts recorded before it was asked). */
+    public MemberFacts(boolean dataDirExists, boolean hasMemberData, long dataBytes, long freeBytes,
+                       Optional<LocalStatus> status, Optional<ClusterAnswer> cluster) {
+        this(dataDirExists, hasMemberData, dataBytes, freeBytes, status, cluster, Optional.empty());
     }
 
     /** A member that said nothing about its cluster (not running, or before the cluster facts existed). */
@@ -97,6 +104,23 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
         }
     }
 
+    /**
+     * What a member says of its storage and of a downgrade, from its own Status as the server
+     * writes it (etcd's gRPC gateway on loopback), so whatever etcdctl the host links: during a
+     * downgrade that is already the older one, which drops fields it does not know.
+     *
+     * @param storageVersion   the storage schema version, "3.6.0" (etcd 3.6 and newer; empty on 3.5)
+     * @param downgradeTarget  the target of a downgrade under way, "3.5.0"; empty when none is
+     * @param reportsDowngrade whether the member says anything of downgrades at all (3.6 and newer):
+     *                         without it, an empty target means "not known", not "none"
+     */
+    public record StorageStatus(Optional<String> storageVersion, Optional<String> downgradeTarget, boolean reportsDowngrade) {
+        public StorageStatus {
+            Objects.requireNonNull(storageVersion, "storageVersion");
+            Objects.requireNonNull(downgradeTarget, "downgradeTarget");
+        }
+    }
+
     /** One entry of {@code etcdctl member list}; ids in hex; a name is empty until the member started. */
     public record ListedMember(String id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
         public ListedMember {
@@ -147,7 +171,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
                         kv.getLong("data_bytes").orElse(0L), kv.getLong("free_bytes").orElse(0L),
                         kv.get("status").flatMap(MemberFacts::parseStatus),
                         parseCluster(kv.getOr("members", ""), kv.getOr("health", ""), kv.getOr("alarms", ""),
-                                kv.getOr("versions", "")));
+                                kv.getOr("versions", "")),
+                        kv.get("server_status").flatMap(MemberFacts::parseStorage));
             }
         };
     }
@@ -195,17 +220,20 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "  if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
             + "  sed -n 's/.*\"member_id\":\\([0-9]*\\).*\"leader\":\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
             + "  self= lead=; read -r self lead <\"$t/ids\"\n"
+            // Its storage version and any downgrade under way, as the server itself writes its Status
+            // (the gateway): the etcdctl linked may be an older minor's, which drops those fields.
+            + "  if command -v curl >/dev/null; then cu -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\" >\"$t/server_status\" & fi\n"
             + "  if " + asksForTheCluster + "; then\n"
             + "    e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
             + "    if command -v curl >/dev/null; then cu \"$s://127.0.0.1:$port/version\" >\"$t/versions\"; fi\n"
-            + "    wait\n"
             + "  fi\n"
+            + "  wait\n"
             // etcdctl 3.5.13+ asks for the member list linearizably, which a member without quorum
             // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
             // from the gRPC gateway, serializable, when curl is there to ask.
             + "  if [ -f \"$t/members\" ] && [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
             + " cu -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" >\"$t/members\"; fi\n"
-            + "  for k in status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
+            + "  for k in status server_status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
             + "  rm -rf -- \"$t\"\n"
             + "fi\n";
     }
@@ -231,6 +259,22 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
         } catch (java.io.IOException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The storage version and downgrade of a member's Status as etcd's gRPC gateway writes it
+     * ({@code "storageVersion":"3.6.0","downgradeInfo":{"enabled":true,"targetVersion":"3.5.0"}};
+     * false and empty fields are left out); empty when it is no Status at all.
+     */
+    static Optional<StorageStatus> parseStorage(String json) {
+        JsonNode status = tree(json);
+        if (status.path("header").isMissingNode()) {
+            return Optional.empty();
+        }
+        JsonNode downgrade = status.path("downgradeInfo");
+        Optional<String> target = downgrade.path("enabled").asBoolean(false) ? text(downgrade.path("targetVersion"))
+                : Optional.empty();
+        return Optional.of(new StorageStatus(text(status.path("storageVersion")), target, !downgrade.isMissingNode()));
     }
 
     /**

@@ -30,7 +30,12 @@ public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> k
      */
     public record MinorLine(String minor, String restoreTool, Version minimumPatchBeforeNextMinor,
                             Optional<Version> rollingDowngradeTo, Optional<Version> bumpRevisionFrom,
-                            Optional<Version> newestKnownPatch) {
+                            Optional<Version> newestKnownPatch, String downgradeMethod) {
+        /** Whether a downgrade out of this minor goes through etcd's downgrade API, member by member (3.6+). */
+        public boolean downgradesOnline() {
+            return downgradeMethod.equals("downgrade-api");
+        }
+
         /** Whether this version's restore tool can raise the revision and mark it compacted. */
         public boolean bumpsRevision(Version v) {
             return bumpRevisionFrom.map(v::isAtLeast).orElse(false);
@@ -77,7 +82,8 @@ public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> k
                             Version.parse((String) line.get("minimumPatchBeforeNextMinor")),
                             Optional.ofNullable((String) line.get("rollingDowngradeTo")).map(Version::parse),
                             Optional.ofNullable((String) line.get("bumpRevisionFrom")).map(Version::parse),
-                            Optional.ofNullable((String) line.get("newestKnownPatch")).map(Version::parse))));
+                            Optional.ofNullable((String) line.get("newestKnownPatch")).map(Version::parse),
+                            (String) ((Map<String, Object>) line.getOrDefault("downgrade", Map.of("method", "restore"))).get("method"))));
             List<KnownIssue> issues = new ArrayList<>();
             for (Map<String, Object> issue : (List<Map<String, Object>>) doc.get("knownIssues")) {
                 String severity = (String) issue.get("severity");

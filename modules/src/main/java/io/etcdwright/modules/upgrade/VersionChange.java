@@ -86,6 +86,18 @@ public sealed interface VersionChange {
         }
     }
 
+    /**
+     * A minor downgrade through etcd's downgrade API (out of 3.6 and newer, as the catalogue says):
+     * enabled, the members' storage moved to the older minor, then each member swapped to the older
+     * binary while the others serve; no downtime.
+     */
+    record OnlineMinorDowngrade(Version from, Version to, List<String> warnings) implements VersionChange {
+        @Override
+        public Optional<Version> installs() {
+            return Optional.of(to);
+        }
+    }
+
     record Refused(String why, String whatToDo, List<String> warnings) implements VersionChange {
     }
 
@@ -137,6 +149,14 @@ public sealed interface VersionChange {
             if (newest.minor() - target.minor() > 1 || oldest.minor() < target.minor()) {
                 return new Refused("etcd downgrades one minor at a time (" + newest + " to " + target + ")",
                         "downgrade to a " + target.major() + "." + (newest.minor() - 1) + ".x release first", warnings);
+            }
+            if (catalogue.line(newest).map(VersionCatalogue.MinorLine::downgradesOnline).orElse(false)) {
+                catalogue.line(target).map(VersionCatalogue.MinorLine::minimumPatchBeforeNextMinor)
+                        .filter(minimum -> !target.isAtLeast(minimum))
+                        .ifPresent(minimum -> warnings.add("etcd " + target + " is older than " + minimum + ", the patch etcd"
+                                + " requires before upgrading to " + minorOf(newest) + " again: a way back would first move"
+                                + " the members to " + minimum + " or newer"));
+                return new OnlineMinorDowngrade(newest, target, warnings);
             }
             return new MinorDowngrade(newest, target, catalogue.line(newest).flatMap(VersionCatalogue.MinorLine::rollingDowngradeTo)
                     .filter(v -> v.minor() == target.minor()), warnings);
