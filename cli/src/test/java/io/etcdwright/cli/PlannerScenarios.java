@@ -48,7 +48,7 @@ final class PlannerScenarios {
     }
 
     /** The workstation PKI recorded with the facts: the 3.5 cluster's, or the 3.4 one's. */
-    enum Pki { PKI_35, PKI_34, NONE }
+    enum Pki { PKI_35, PKI_34, PKI_DOWNGRADE, NONE }
 
     /**
      * A scenario: which recorded facts, which spec, which PKI, and how long after recording.
@@ -59,7 +59,8 @@ final class PlannerScenarios {
      */
     record Scenario(String facts, String spec, Pki pki, Duration later, boolean asRecorded) {
         Scenario(String facts, String spec) {
-            this(facts, spec, facts.endsWith("-34") ? Pki.PKI_34 : Pki.PKI_35, Duration.ZERO, false);
+            this(facts, spec, facts.startsWith("downgrade/") ? Pki.PKI_DOWNGRADE : facts.endsWith("-34") ? Pki.PKI_34
+                    : Pki.PKI_35, Duration.ZERO, false);
         }
 
         Scenario withPki(Pki other) {
@@ -308,7 +309,11 @@ final class PlannerScenarios {
             if (which == Pki.NONE) {
                 return target;
             }
-            Path source = DIR.resolve(which == Pki.PKI_35 ? "pki-35" : "pki-34");
+            Path source = DIR.resolve(switch (which) {
+                case PKI_35 -> "pki-35";
+                case PKI_34 -> "pki-34";
+                default -> "downgrade/pki";
+            });
             try (Stream<Path> files = Files.walk(source)) {
                 for (Path f : files.toList()) {
                     Path to = target.resolve(source.relativize(f).toString());

@@ -450,21 +450,25 @@ public final class OnlineDowngradePlanner {
     }
 
     /**
-     * Members that do not run started (after every host's files are written), then the running
-     * members that must restart, one at a time: those on another version than the spec's, and those
-     * whose files changed since they started; followers first, the member leading when planned last.
-     * Each one's files are written right before it; those of a member not restarted, after {@code gate}.
+     * Members that do not run started, then the running members that must restart, one at a time:
+     * those on another version than the spec's, and those whose files changed since they started;
+     * followers first, the member leading when planned last. Each one's files are written right
+     * before its restart; those of a member not restarted, after {@code gate}. During a downgrade a
+     * stopped member whose files are not yet the older minor's (stopped before its storage moved,
+     * perhaps) is started on what it has, its storage awaited, and then swapped like the others.
      */
-    private List<Step> restartMembers(Map<String, List<Step>> installs, List<Step> gate,
-                                      Optional<Version> older) {
+    private List<Step> restartMembers(Map<String, List<Step>> installs, List<Step> gate, Optional<Version> older) {
         Map<String, Version> versions = runningVersions();
         List<Member> restart = new ArrayList<>();
+        List<Member> startAsIs = new ArrayList<>();
         for (Member m : in.desired().members()) {
             boolean running = in.facts().get(m.host().name()).service().running();
-            // Planned once aside to see whether its files would make it restart; the real steps come below.
-            boolean filesChanged = !HostPreparation.host(context(m), files(), List.of(), new ArrayList<>(), false)
-                    .restartCauses().isEmpty();
-            if (running && (!target.equals(versions.get(m.name())) || filesChanged)) {
+            // Planned once aside to see what its files would change; the real steps come below.
+            Prepared dry = HostPreparation.host(context(m), files(), List.of(), new ArrayList<>(), false);
+            if (running && (!target.equals(versions.get(m.name())) || !dry.restartCauses().isEmpty())) {
+                restart.add(m);
+            } else if (!running && older.isPresent() && !dry.done().isEmpty()) {
+                startAsIs.add(m);
                 restart.add(m);
             }
         }
@@ -473,35 +477,43 @@ public final class OnlineDowngradePlanner {
         List<Step> settled = new ArrayList<>(gate);
         List<Step> starts = new ArrayList<>();
         for (Member m : in.desired().members()) {
-            if (restart.contains(m)) {
+            String host = m.host().name();
+            EtcdHostFacts f = in.facts().get(host);
+            List<Step> before = concat(gate, installs.get(host));
+            if (restart.contains(m) && !startAsIs.contains(m)) {
                 continue;
             }
-            String host = m.host().name();
-            Prepared files = HostPreparation.host(context(m), files(), concat(gate, installs.get(host)), steps, false);
-            settled.addAll(files.done());
-            EtcdHostFacts f = in.facts().get(host);
+            if (!startAsIs.contains(m)) {
+                Prepared files = HostPreparation.host(context(m), files(), before, steps, false);
+                settled.addAll(files.done());
+                before = concat(before, files.done());
+            }
             if (!f.service().running()) {
                 starts.add(add(Step.on(host, "service", "start").kind(ChangeKind.ACTION).summary("start etcd")
-                        .reason(f.service().activeState().equals("failed") ? "failed" : "not running")
+                        .reason((f.service().activeState().equals("failed") ? "failed" : "not running")
+                                + (startAsIs.contains(m) ? "; on the files it has, swapped once its storage moved" : ""))
                         .observed(f.service().activeState())
-                        .after(concat(gate, files.done())).after(installs.get(host))
+                        .after(before)
                         .does(ctx -> ServiceSteps.start(ctx.session()))));
             }
         }
         List<Step> previous = gate;
         if (!starts.isEmpty()) {
-            previous = List.of(add(Step.cluster("membership", "healthy").kind(ChangeKind.ACTION)
+            Step.Builder healthy = Step.cluster("membership", "healthy").kind(ChangeKind.ACTION)
                     .summary("wait for all " + in.desired().members().size() + " members healthy")
                     .reason(starts.size() + " member" + (starts.size() == 1 ? "" : "s") + " started")
                     .after(starts)
-                    .readyWhen(new ClusterConditions.AllHealthy(context.access(), context.clientUrls(), in.timeouts().ready()))
-                    .does(ctx -> Outcome.OK)));
+                    .readyWhen(new ClusterConditions.AllHealthy(context.access(), context.clientUrls(), in.timeouts().ready()));
+            older.filter(v -> !startAsIs.isEmpty()).ifPresent(v -> healthy.readyWhen(new DowngradeConditions.StorageVersionIs(
+                    context.access(), memberUrls(in.desired().members()), v, in.timeouts().ready())));
+            previous = List.of(add(healthy.does(ctx -> Outcome.OK)));
         }
         List<String> restartedBefore = new ArrayList<>();
         for (Member m : restart) {
             String host = m.host().name();
             Prepared files = HostPreparation.host(context(m), files(), concat(previous, installs.get(host)), steps, false);
-            previous = List.of(restartStep(m, versions.get(m.name()), files, previous, List.copyOf(restartedBefore), older));
+            previous = List.of(restartStep(m, Optional.ofNullable(versions.get(m.name())), files, previous,
+                    List.copyOf(restartedBefore), older));
             restartedBefore.add(m.name());
         }
         return previous == gate ? concat(settled, pki) : concat(previous, settled);
@@ -512,20 +524,20 @@ public final class OnlineDowngradePlanner {
      * requires the downgrade still under way and the member's storage there (a member already on
      * the older minor is restarted for its files alone, and requires neither).
      */
-    private Step restartStep(Member m, Version runs, Prepared files, List<Step> after, List<String> restartedBefore,
+    private Step restartStep(Member m, Optional<Version> runs, Prepared files, List<Step> after, List<String> restartedBefore,
                              Optional<Version> older) {
         String host = m.host().name();
         String url = Endpoints.clientUrl(m, in.layout());
         List<String> others = in.desired().members().stream().filter(o -> o != m)
                 .map(o -> Endpoints.clientUrl(o, in.layout())).toList();
-        boolean swap = !runs.equals(target);
+        boolean swap = !runs.equals(Optional.of(target));
         Step.Builder step = Step.on(host, "service", older.isPresent() && swap ? "downgrade" : "restart")
                 .kind(ChangeKind.ACTION)
                 .summary(swap ? (older.isPresent() ? "swap etcd to " : "restart etcd on ") + target : "restart etcd")
-                .reason(swap ? "runs " + runs : String.join(", ", files.restartCauses()))
+                .reason(swap ? runs.map(v -> "runs " + v).orElse("was stopped") : String.join(", ", files.restartCauses()))
                 .after(after).after(files.done())
                 .requires(new ClusterConditions.OthersHealthy(context.access(), m.name(), others, context.members().size()));
-        older.filter(v -> !sameMinor(runs, v))
+        older.filter(v -> runs.filter(r -> sameMinor(r, v)).isEmpty())
                 .ifPresent(v -> step.requires(new DowngradeConditions.ReadyToSwap(context.access(), m.name(), url, v)));
         return add(step
                 .readyWhen(new ClusterConditions.AllHealthy(context.access(), context.clientUrls(), in.timeouts().ready()))
@@ -580,11 +592,15 @@ public final class OnlineDowngradePlanner {
         return runningVersions().values().stream().max(Version::compareTo).orElse(target);
     }
 
-    /** The members running when planned, by name: the ones whose storage is awaited (one stopped is started later). */
+    /** The members running when planned, by name: the ones whose storage is awaited first (one stopped is started later). */
     private Map<String, String> memberUrls() {
+        return memberUrls(in.desired().members().stream().filter(m -> in.facts().get(m.host().name()).service().running())
+                .toList());
+    }
+
+    private Map<String, String> memberUrls(List<Member> members) {
         Map<String, String> urls = new LinkedHashMap<>();
-        in.desired().members().stream().filter(m -> in.facts().get(m.host().name()).service().running())
-                .forEach(m -> urls.put(m.name(), Endpoints.clientUrl(m, in.layout())));
+        members.forEach(m -> urls.put(m.name(), Endpoints.clientUrl(m, in.layout())));
         return urls;
     }
 

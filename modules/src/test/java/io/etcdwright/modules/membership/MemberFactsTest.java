@@ -87,6 +87,41 @@ class MemberFactsTest {
         assertTrue(MemberFacts.probe(EtcdLayout.DEFAULT).parse("members=\nhealth=\n").cluster().isEmpty());
     }
 
+    /** Captured from etcd 3.7.3's gRPC gateway (POST /v3/maintenance/status) right after 'downgrade enable 3.6'. */
+    static final String SERVER_STATUS_37 = "{\"header\":{\"cluster_id\":\"7266900810802666328\",\"member_id\":"
+            + "\"4627081221937520288\",\"revision\":\"1\",\"raft_term\":\"2\"},\"version\":\"3.7.3\",\"dbSize\":\"24576\","
+            + "\"leader\":\"9272732848952112643\",\"raftIndex\":\"8\",\"raftTerm\":\"2\",\"raftAppliedIndex\":\"8\","
+            + "\"dbSizeInUse\":\"20480\",\"storageVersion\":\"3.7.0\",\"dbSizeQuota\":\"2147483648\",\"downgradeInfo\":"
+            + "{\"enabled\":true,\"targetVersion\":\"3.6.0\"}}";
+    /** The same of etcd 3.5.35, which knows neither field. */
+    static final String SERVER_STATUS_35 = "{\"header\":{\"cluster_id\":\"7266900810802666328\",\"member_id\":"
+            + "\"4627081221937520288\",\"revision\":\"2\",\"raft_term\":\"4\"},\"version\":\"3.5.35\",\"dbSize\":\"28672\","
+            + "\"leader\":\"2825987797056917605\",\"raftIndex\":\"36\",\"raftTerm\":\"4\",\"raftAppliedIndex\":\"36\","
+            + "\"dbSizeInUse\":\"16384\"}";
+
+    @Test
+    void theServersOwnStatusSaysItsStorageVersionAndAnyDowngradeUnderWay() {
+        MemberFacts.StorageStatus enabled = MemberFacts.probe(EtcdLayout.DEFAULT)
+                .parse("data_dir=1\nstatus=" + STATUS + "\nserver_status=" + SERVER_STATUS_37 + "\n").storage().orElseThrow();
+        assertEquals(java.util.Optional.of("3.7.0"), enabled.storageVersion());
+        assertEquals(java.util.Optional.of("3.6.0"), enabled.downgradeTarget());
+        assertTrue(enabled.reportsDowngrade());
+
+        // etcd 3.6+ leaves 'enabled: false' out: an empty downgradeInfo is "none under way", said.
+        MemberFacts.StorageStatus none = MemberFacts.parseStorage(SERVER_STATUS_37.replace(
+                "{\"enabled\":true,\"targetVersion\":\"3.6.0\"}", "{}")).orElseThrow();
+        assertTrue(none.downgradeTarget().isEmpty());
+        assertTrue(none.reportsDowngrade());
+
+        // etcd 3.5 says nothing of either: not known, rather than none.
+        MemberFacts.StorageStatus old = MemberFacts.parseStorage(SERVER_STATUS_35).orElseThrow();
+        assertTrue(old.storageVersion().isEmpty());
+        assertFalse(old.reportsDowngrade());
+
+        assertTrue(MemberFacts.probe(EtcdLayout.DEFAULT).parse("data_dir=1\nstatus=" + STATUS + "\n").storage().isEmpty());
+        assertTrue(MemberFacts.parseStorage("curl: (7) Failed to connect").isEmpty());
+    }
+
     @Test
     void noStatusWhenEtcdDidNotAnswer() {
         MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("free_bytes=1\nstatus=\n");

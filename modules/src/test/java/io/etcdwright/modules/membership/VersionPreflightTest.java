@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,8 +113,34 @@ class VersionPreflightTest {
         preflight(access, Set.of(version), false).verify(new EtcdAdminClientTest.Notes());
     }
 
+    /**
+     * etcd's Downgrade RPC as MemberRpc writes it by hand (jetcd does not carry it), on the wire to
+     * a real member: VALIDATE changes nothing and answers the cluster version for the minor right
+     * below it, and refuses any other with etcd's own reason. (ENABLE and CANCEL go through raft
+     * and are proved on real hosts, OnlineDowngradeIT.)
+     */
     @Test
     @Order(5)
+    void etcdsDowngradeValidateAnswersThroughTheHandWrittenCall() {
+        io.etcdwright.engine.spec.Version v = io.etcdwright.engine.spec.Version.parse(version);
+        String below = v.major() + "." + (v.minor() - 1);
+        try (io.etcdwright.modules.backup.MemberRpc rpc = io.etcdwright.modules.backup.MemberRpc.connect(
+                cluster.clientUrls().get(0), access.tls(), Duration.ofSeconds(10))) {
+            assertTrue(rpc.downgrade(io.etcdwright.modules.backup.MemberRpc.DowngradeAction.VALIDATE, below)
+                    .startsWith(v.major() + "." + v.minor()));
+            io.grpc.StatusRuntimeException refused = assertThrows(io.grpc.StatusRuntimeException.class,
+                    () -> rpc.downgrade(io.etcdwright.modules.backup.MemberRpc.DowngradeAction.VALIDATE, "2.0"));
+            assertTrue(String.valueOf(refused.getStatus().getDescription()).contains("invalid downgrade target version"),
+                    refused.getStatus().toString());
+            // A 3.5 member's Status names neither a storage version nor a downgrade: not known, rather than none.
+            io.etcd.jetcd.api.StatusResponse status = rpc.status();
+            assertEquals(v.minor() >= 6, io.etcdwright.modules.backup.MemberRpc.reportsDowngrade(status));
+            assertTrue(io.etcdwright.modules.backup.MemberRpc.downgradeTarget(status).isEmpty());
+        }
+    }
+
+    @Test
+    @Order(6)
     void enabledAuthenticationStopsAThreeFourToThreeFiveUpgradeOnly() throws Exception {
         try (Client client = client(access)) {
             client.getAuthClient().roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);

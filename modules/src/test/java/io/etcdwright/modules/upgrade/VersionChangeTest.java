@@ -91,6 +91,26 @@ class VersionChangeTest {
     }
 
     @Test
+    void aDowngradeOutOf36OrNewerGoesOnlineThroughEtcdsDowngradeApi() {
+        VersionChange.OnlineMinorDowngrade down = assertInstanceOf(VersionChange.OnlineMinorDowngrade.class,
+                change("3.5.35", "3.6.16", "3.6.16", "3.6.16"));
+        assertEquals(Version.parse("3.6.16"), down.from());
+        assertEquals(Version.parse("3.5.35"), down.installs().orElseThrow());
+        assertTrue(down.warnings().isEmpty(), down.warnings().toString());
+        assertInstanceOf(VersionChange.OnlineMinorDowngrade.class, change("3.6.16", "3.7.3", "3.7.3", "3.7.3"));
+        assertTrue(CATALOGUE.line(Version.parse("3.7.0")).orElseThrow().downgradesOnline());
+        assertTrue(!CATALOGUE.line(Version.parse("3.5.0")).orElseThrow().downgradesOnline());
+    }
+
+    @Test
+    void anOnlineDowngradeBelowThePatchAWayBackNeedsSaysSo() {
+        VersionChange.OnlineMinorDowngrade down = assertInstanceOf(VersionChange.OnlineMinorDowngrade.class,
+                change("3.5.30", "3.6.16", "3.6.16", "3.6.16"));
+        assertEquals(List.of("etcd 3.5.30 is older than 3.5.32, the patch etcd requires before upgrading to 3.6 again: a way"
+                + " back would first move the members to 3.5.32 or newer"), down.warnings());
+    }
+
+    @Test
     void twoMinorsDownIsRefused() {
         VersionChange.Refused refused = assertInstanceOf(VersionChange.Refused.class, change("3.4.23", "3.6.0", "3.6.0"));
         assertTrue(refused.whatToDo().startsWith("downgrade to a 3.5.x release first"), refused.whatToDo());
