@@ -212,11 +212,11 @@ public sealed interface DowngradeConditions extends Condition
     }
 
     private static boolean onMinor(String version, Version target) {
-        return Version.tryParse(version).filter(v -> v.major() == target.major() && v.minor() == target.minor()).isPresent();
+        return Version.tryParse(version).filter(v -> v.minorLine().equals(target.minorLine())).isPresent();
     }
 
     /** "3.5" of 3.5.0. */
     static String minor(Version v) {
-        return v.major() + "." + v.minor();
+        return v.minorLine().toString();
     }
 }

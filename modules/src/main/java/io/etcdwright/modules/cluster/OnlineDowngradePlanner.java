@@ -111,15 +111,15 @@ public final class OnlineDowngradePlanner {
             if (sameMinor(wanted, to)) {
                 return Optional.of(planner.downgrade());
             }
-            if (wanted.major() == to.major() && wanted.minor() == to.minor() + 1) {
+            if (wanted.minorLine().equals(to.minorLine().next())) {
                 return Optional.of(planner.cancel(to));
             }
             return Optional.of(Plan.refused(in.desired().spec().name(), List.of(new Refusal("downgrade-under-way",
                     "cluster " + in.desired().spec().name(), "a downgrade to " + DowngradeConditions.minor(to) + " is under"
                     + " way (the members say so), and etcd.version " + wanted + " is neither that minor nor the one it"
                     + " comes from",
-                    "set etcd.version to a " + DowngradeConditions.minor(to) + ".x release to finish it, or to a "
-                            + to.major() + "." + (to.minor() + 1) + ".x release to cancel it")), List.of()));
+                    "set etcd.version to a " + to.minorLine() + ".x release to finish it, or to a " + to.minorLine().next()
+                            + ".x release to cancel it")), List.of()));
         }
         if (change instanceof VersionChange.OnlineMinorDowngrade down) {
             OnlineDowngradePlanner planner = new OnlineDowngradePlanner(in, down.to(), Optional.empty());
@@ -145,7 +145,7 @@ public final class OnlineDowngradePlanner {
             return Plan.refused(spec.name(), refusals, warnings);
         }
         steps.addAll(pki);
-        Version older = new Version(target.major(), target.minor(), 0);
+        Version older = target.minorLine().first();
         List<Member> swaps = notOnTarget();
         if (underWay.isEmpty()) {
             warnings.add("online minor downgrade from " + newest() + " to " + target + " through etcd's downgrade API: the"
@@ -171,7 +171,7 @@ public final class OnlineDowngradePlanner {
                 .reason("its leader ends it once every member runs " + minor())
                 .after(last)
                 .readyWhen(new DowngradeConditions.NoDowngradeUnderWay(context.access(), context.clientUrls(),
-                        Optional.of(target.major() + "." + (target.minor() - 1)), in.timeouts().ready()))
+                        target.minorLine().previous().map(Object::toString), in.timeouts().ready()))
                 .readyWhen(new ClusterConditions.ClusterVersionIs(context.access(), context.clientUrls(), minor(),
                         in.timeouts().ready()))
                 .does(ctx -> Outcome.OK));
@@ -614,7 +614,7 @@ public final class OnlineDowngradePlanner {
     }
 
     private static boolean sameMinor(Version a, Version b) {
-        return a.major() == b.major() && a.minor() == b.minor();
+        return a.minorLine().equals(b.minorLine());
     }
 
     private static String names(List<Member> members) {
