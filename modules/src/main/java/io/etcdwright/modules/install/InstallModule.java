@@ -31,8 +31,12 @@ public final class InstallModule implements MemberModule {
                 : InstallSteps.Source.PUSH;
         boolean unpacked = have.hasInstalled(version);
         // The unit runs the versioned binary (/opt/etcd/vX.Y.Z/etcd), so etcd needs a restart only
-        // for another version, not when the links of the version it runs are put right.
-        boolean otherVersion = have.etcdVersion().filter(version::equals).isEmpty();
+        // for another version, not when the links of the version it runs are put right: the version
+        // it answers on when it runs (the links may have moved without it: an online downgrade
+        // unpacks and activates the older release on every host before their swaps), else the links'.
+        Optional<String> runs = member.facts().member().status().map(s -> s.version()).filter(v -> !v.isEmpty())
+                .or(have::etcdVersion);
+        boolean otherVersion = runs.filter(version::equals).isEmpty();
         return Optional.of(new Change(step.get(), ctx -> InstallSteps.apply(ctx, artifact, source, releases, unpacked),
                 otherVersion ? Optional.of("binary changed") : Optional.empty(),
                 // Needs the host set up, nothing else: the 22 MB stream is the longest step of a
