@@ -43,9 +43,9 @@ class OnlineDowngradeIT {
 
     @Test
     void upToThreeSevenAndDownToThreeFiveByApplyAloneUnderTwoClients() throws Exception {
-        String v35 = newest("3.5");
-        String v36 = newest("3.6");
-        String v37 = newest("3.7");
+        String v35 = Testbed.newestRelease("3.5");
+        String v36 = Testbed.newestRelease("3.6");
+        String v37 = Testbed.newestRelease("3.7");
         Path spec = HOSTS.home().resolve("updown.yaml");
         write(spec, Testbed.example("three-node.yaml").replace("name: three", "name: updown"), "3.5.16");
         Cli.Run create = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
@@ -125,17 +125,6 @@ class OnlineDowngradeIT {
         System.out.println("[online downgrade] " + report + "; longest stall " + acks.longestStallMillis() + " ms (from "
                 + acks.longestStallFromMillis() + " ms)");
         phases.forEach(p -> System.out.println("[online downgrade] " + stallIn(p, acks)));
-    }
-
-    /** The newest release of {@code minor} this testbed serves. */
-    private static String newest(String minor) throws IOException {
-        return Files.readAllLines(Testbed.HOME.resolve("releases/versions")).stream().filter(v -> v.startsWith(minor + "."))
-                .max((a, b) -> Integer.compare(patch(a), patch(b)))
-                .orElseThrow(() -> new AssertionError("the testbed serves no etcd " + minor + " (testbed/testbed releases)"));
-    }
-
-    private static int patch(String version) {
-        return Integer.parseInt(version.substring(version.lastIndexOf('.') + 1));
     }
 
     /** Writes the spec: {@code text} (or the spec as it is) with its etcd version set to {@code version}. */
