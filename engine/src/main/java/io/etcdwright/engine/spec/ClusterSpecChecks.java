@@ -366,10 +366,27 @@ final class ClusterSpecChecks {
                 });
             }
         });
+        checkSecretSource(FieldPath.of("state", "encryption", "key"), state.encryption().key());
+        checkSecretSource(FieldPath.of("state", "encryption", "privateKey"), state.encryption().privateKey());
         FieldPath recipients = FieldPath.of("state", "encryption", "recipients");
         for (int i = 0; i < state.encryption().recipients().size(); i++) {
             checkReadableFile(recipients.index(i), Optional.of(state.encryption().recipients().get(i)),
                     "state recipient's certificate or public key");
+        }
+    }
+
+    private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /**
+     * An environment variable's name, never a value: what is written here is echoed by no message,
+     * since a key pasted in by mistake must not be printed too.
+     */
+    private void checkSecretSource(FieldPath at, Optional<StateSettings.Secret> secret) {
+        if (secret.orElse(null) instanceof StateSettings.Secret.Env env && !reported(at.key("env"))
+                && !VARIABLE.matcher(env.variable()).matches()) {
+            problems.error(document, at.key("env"), "must be the name of an environment variable (letters, digits and '_',"
+                    + " not starting with a digit), not its value (not shown); if a key was written here, it is in the spec"
+                    + " file now: make a new one and put it in the variable");
         }
     }
 
