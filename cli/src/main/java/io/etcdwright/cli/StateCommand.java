@@ -198,7 +198,17 @@ final class StateCommand implements Callable<Integer> {
             lock.ifPresent(l -> lines.add("lock: held by " + l.describe(Instant.now()) + l.expires().map(e -> ", expires " + e)
                     .orElse("")));
             lines.add(cacheLine(shown));
+            lines.add("this workstation's keys: " + keys(state));
             return lines;
+        }
+
+        /** Which keys this workstation holds, by id only: compared with an error's ids without showing a key. */
+        private static String keys(SharedState state) {
+            var cipher = state.cipher();
+            List<String> held = new ArrayList<>();
+            cipher.sharedKey().ifPresent(k -> held.add(k.toString() + " (" + cipher.sharedKeySource() + ")"));
+            cipher.privateKey().ifPresent(k -> held.add("a recipient's private key"));
+            return held.isEmpty() ? "none (" + cipher.cannotRead().orElse("") + ")" : String.join("; ", held);
         }
 
         private static String cacheLine(SharedState.Shown shown) {
