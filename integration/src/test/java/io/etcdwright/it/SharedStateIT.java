@@ -87,7 +87,7 @@ class SharedStateIT {
         Path keyFile = specs.resolve("state.key");
         Files.writeString(keyFile, Base64.getEncoder().encodeToString(key) + "\n");
         Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
-        writeSpec(List.of("h1"), 30, 1);
+        writeSpec(List.of("h1"), 365, 30, 1);
     }
 
     @AfterAll
@@ -110,7 +110,7 @@ class SharedStateIT {
     }
 
     /** The same spec for the team and for the runner's checkout; only the team has the key file beside it. */
-    private static void writeSpec(List<String> members, int renewBeforeDays, int caGeneration) throws Exception {
+    private static void writeSpec(List<String> members, int validityDays, int renewBeforeDays, int caGeneration) throws Exception {
         String spec = String.join("\n",
                 "cluster: {name: " + CLUSTER + "}",
                 "members: {hosts: [" + String.join(", ", members) + "]}",
@@ -121,7 +121,7 @@ class SharedStateIT {
                 "  url: " + Testbed.releaseServer() + "v{version}/etcd-v{version}-linux-{arch}.tar.gz",
                 "  checksumsUrl: " + Testbed.releaseServer() + "v{version}/SHA256SUMS",
                 "tls:",
-                "  pki: {keyAlgorithm: ecdsa-p256, validityDays: 365, renewBeforeDays: " + renewBeforeDays
+                "  pki: {keyAlgorithm: ecdsa-p256, validityDays: " + validityDays + ", renewBeforeDays: " + renewBeforeDays
                         + (caGeneration > 1 ? ", caGeneration: " + caGeneration : "") + "}",
                 "state:",
                 "  store: {type: s3, bucket: " + S3Proxy.BUCKET + ", prefix: it-state/, endpoint: '" + s3proxy.endpoint() + "'}",
@@ -189,7 +189,8 @@ class SharedStateIT {
     void theSecondRenewsCertificatesAndGrowsTheClusterAndTheFirstPlansNoChange() throws Exception {
         String before = hostSha(1, "/etc/etcd/pki/server.crt");
         long serial = serial();
-        writeSpec(List.of("h1", "h2"), 364, 1);
+        // Certificates of 365 days are inside 370 days of renewal: every one is renewed (for 400 days).
+        writeSpec(List.of("h1", "h2"), 400, 370, 1);
         Cli.Run apply = as(second, "apply", "-i", INV, "-f", spec(), "--yes");
         assertEquals(0, apply.exitCode(), apply.all());
         assertNotEquals(before, hostSha(1, "/etc/etcd/pki/server.crt"), "h1's certificate was renewed");
@@ -260,7 +261,7 @@ class SharedStateIT {
     @Test
     @Order(6)
     void aCaRotationStartedOnOneWorkstationIsFinishedOnTheOther() throws Exception {
-        writeSpec(List.of("h1", "h2"), 364, 2);
+        writeSpec(List.of("h1", "h2"), 400, 370, 2);
         Cli.Run phase1 = as(first, "apply", "-i", INV, "-f", spec(), "--yes");
         assertEquals(0, phase1.exitCode(), phase1.all());
         assertTrue(phase1.out().contains("CA rotation 1/3"), phase1.out());

@@ -112,6 +112,11 @@ public final class SharedState implements AutoCloseable {
      * @throws StateException when the cache cannot be trusted for {@code purpose}: what happened and what to do
      */
     public synchronized void refresh(Purpose purpose) {
+        if (purpose == Purpose.WRITE && cipher.cannotWrite().isPresent()) {
+            // Said before anything is made: a CA generated now could not be written back.
+            throw new StateException("cannot change cluster " + cluster + ": " + cipher.cannotWrite().get() + ". Nothing was"
+                    + " changed. Give the key the spec names (state.encryption, docs/state.md)");
+        }
         Optional<Store.Versioned> remote = readStore();
         Optional<CacheRecord> record = record();
         SortedMap<String, SharedTree.Entry> local = tree.read();
