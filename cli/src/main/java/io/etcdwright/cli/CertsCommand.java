@@ -105,6 +105,11 @@ final class CertsCommand implements Callable<Integer> {
                 out.println(Json.write(document(run.desired.spec().name(), entries, unreachable, now, within)));
             } else {
                 text(entries, unreachable, now, within).forEach(out::println);
+                if (pki.readOnly()) {
+                    out.println("read-only runner: the PKI's own copies (the members' issued certificates, admin,"
+                            + " kube-apiserver) are not here, so no host copy was compared with them; each was read as"
+                            + " the host holds it");
+                }
             }
             return exitCode(entries, unreachable, now, within);
         }

@@ -104,6 +104,41 @@ class StateCommandTest {
     }
 
     @Test
+    void anUnreachableStoreStopsACommandBeforeAnyHostIsContactedSayingWhatToDo() throws Exception {
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
+        Path unreachable = Files.writeString(dir.resolve("s3.yaml"), "cluster: {name: demo}\netcd: {version: 3.5.16}\n"
+                + "members: {hosts: [h1]}\nstate:\n  store: {type: s3, bucket: etcd-state, endpoint: 'http://127.0.0.1:"
+                + closed + "'}\n  encryption: {key: {file: state.key}}\n");
+        String accessKey = System.getProperty("aws.accessKeyId");
+        String secretKey = System.getProperty("aws.secretAccessKey");
+        System.setProperty("aws.accessKeyId", "test");
+        System.setProperty("aws.secretAccessKey", "test-secret");
+        try {
+            ClientEnvOutputTest.Run plan = as(first, "plan", "-i", inventory.toString(), "-f", unreachable.toString());
+            assertEquals(1, plan.code(), plan.out() + plan.err());
+            assertTrue(plan.err().contains("cannot read the state store s3://etcd-state/etcdwright-state/demo/state.etcdwright"),
+                    plan.err());
+            assertTrue(plan.err().contains("cannot connect to the S3 endpoint") && plan.err().contains("Nothing was changed")
+                    && plan.err().contains("once the store answers"), plan.err());
+            assertFalse(plan.err().contains("test-secret"), "no credential in the message");
+        } finally {
+            restore("aws.accessKeyId", accessKey);
+            restore("aws.secretAccessKey", secretKey);
+        }
+    }
+
+    private static void restore(String property, String value) {
+        if (value == null) {
+            System.clearProperty(property);
+        } else {
+            System.setProperty(property, value);
+        }
+    }
+
+    @Test
     void aMissingOrWrongKeyIsRefusedSayingWhichAndNothingIsWritten() throws Exception {
         String i = inventory.toString();
         String f = spec.toString();
