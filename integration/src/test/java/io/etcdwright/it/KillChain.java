@@ -76,9 +76,18 @@ final class KillChain {
          * inside kill of a restart adding the member's health wait. The same step interrupted on
          * another host leaves the same kind of state; a boundary kill there is kept.
          */
-        BOUNDARIES_AND_EACH_KIND_INSIDE;
+        BOUNDARIES_AND_EACH_KIND_INSIDE,
+        /**
+         * Every step boundary and no point inside a step: for a change whose steps leave nothing
+         * half-done inside them that a boundary does not (an online downgrade: etcd's own calls go
+         * through raft whole, and systemd finishes a restart the run was killed in).
+         */
+        BOUNDARIES;
 
         boolean keeps(KillPoint p, Set<String> killedInside) {
+            if (this == BOUNDARIES) {
+                return !p.where().equals("inside");
+            }
             return this == EVERY || !p.where().equals("inside") || !killedInside.contains(p.summary());
         }
     }
