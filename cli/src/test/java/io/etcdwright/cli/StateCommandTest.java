@@ -128,6 +128,36 @@ class StateCommandTest {
         assertFalse(show.out().contains("pki/ca.key"), "no file listed without the key: " + show.out());
     }
 
+    /** The key from an environment variable, as a team's CI gives it: a real process, since a JVM cannot set its own. */
+    @Test
+    void theKeyIsReadFromTheEnvironmentVariableTheSpecNames() throws Exception {
+        String i = inventory.toString();
+        assertEquals(0, as(first, "state", "push", "-i", i, "-f", spec.toString()).code());
+        Path fromEnv = Files.writeString(dir.resolve("env.yaml"), Files.readString(spec)
+                .replace("{key: {file: state.key}}", "{key: {env: TEAM_STATE_KEY}}"));
+        String key = Files.readString(dir.resolve("state.key")).strip();
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "state", "pull", "-i", i, "-f", fromEnv.toString())
+                .redirectErrorStream(true);
+        pb.environment().put("ETCDWRIGHT_HOME", second.toString());
+        pb.environment().put("TEAM_STATE_KEY", key);
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), output);
+        assertTrue(output.contains("Pulled cluster demo's state"), output);
+        assertFalse(output.contains(key), "the key is never printed");
+        assertEquals(Files.readString(first.resolve("clusters/demo/pki/ca.key")),
+                Files.readString(second.resolve("clusters/demo/pki/ca.key")));
+        // Without the variable: said by name, nothing written.
+        pb.environment().remove("TEAM_STATE_KEY");
+        pb.environment().put("ETCDWRIGHT_HOME", dir.resolve("third").toString());
+        Process without = pb.start();
+        String refused = new String(without.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(1, without.waitFor(), refused);
+        assertTrue(refused.contains("the environment variable TEAM_STATE_KEY is not set"), refused);
+        assertFalse(Files.exists(dir.resolve("third/clusters/demo/pki")));
+    }
+
     @Test
     void anUnreachableStoreStopsACommandBeforeAnyHostIsContactedSayingWhatToDo() throws Exception {
         int closed;
