@@ -6,6 +6,7 @@
 #   $5 release tarball URL  $6 version  $7 cluster token
 #   $8 (optional) no-ca-key: the CA key is removed once the leaf certificates are signed (kept elsewhere)
 #   stdin: the CA certificate, then the CA key (PEM, one after the other)
+#   EXTRA_FLAGS (environment, kubeadm layout): more flags for the unit, as a guide of an older minor left them
 set -eu
 layout=$1 name=$2 ip=$3 initial=$4 url=$5 version=$6 token=$7 cakey=${8:-keep}
 case $layout in
@@ -87,7 +88,7 @@ ExecStart=$bin \\
   --peer-cert-file=$pki/peer.crt --peer-key-file=$pki/peer.key \\
   --trusted-ca-file=$pki/ca.crt --peer-trusted-ca-file=$pki/ca.crt \\
   --client-cert-auth=true --peer-client-cert-auth=true \\
-  --snapshot-count=10000 --heartbeat-interval 100 --election-timeout=1000
+  --snapshot-count=10000 --heartbeat-interval 100 --election-timeout=1000${EXTRA_FLAGS:+ $EXTRA_FLAGS}
 Restart=always
 RestartSec=5s
 

@@ -67,7 +67,8 @@ final class VersionCommand implements Callable<Integer> {
             out.printf("  %s  restore with %s; newest patch known %s; %s%s%s%n", minor,
                     catalogue.restoreTool(minor.first()).orElseThrow().binary(),
                     catalogue.newestKnownPatch(minor).map(Object::toString).orElse("-"),
-                    catalogue.upgradeFrom(minor).map(step -> "before " + step.to() + ": " + step.minimumPatch() + " or newer")
+                    catalogue.upgradeFrom(minor).map(step -> "before " + step.to() + ": " + (step.requiresPatch()
+                            ? step.minimumPatch() + " or newer" : "any patch (the newest advised)"))
                             .orElse("no newer minor known"),
                     catalogue.downgradeFrom(minor).map(d -> "; down to " + d.to() + ": " + (method(d).equals("downgrade-api")
                             ? "online, through etcd's downgrade API" : "snapshot and restore, with downtime")).orElse(""),

@@ -454,4 +454,87 @@ class PlannerScenarioTest {
         assertTrue(stale.contains("now the plan would be:\n  h2: > start etcd (not running)\n  h3: > start etcd (not running)"), stale);
         assertTrue(Files.size(file) > 0);
     }
+
+    // ---- etcd 3.6 and 3.7 (recorded by testbed/record-scenarios 36-37) ----
+
+    /** A spec the test writes: {@code base} (a scenario spec) with {@code from} replaced; named by its path. */
+    private String specLike(String base, String name, String from, String to) throws Exception {
+        String text = Files.readString(PlannerScenarios.DIR.resolve(base + ".yaml"));
+        assertTrue(text.contains(from), text);
+        Files.writeString(home.resolve(name + ".yaml"), text.replace(from, to));
+        return home.resolve(name).toString();
+    }
+
+    @Test
+    void threeSixAndThreeSevenClustersAsRecordedNeedNothing() {
+        for (String v : List.of("36", "37")) {
+            Plan plan = plan(new Scenario("converged-" + v, "three-" + v));
+            assertEquals(List.of(), plan.steps(), v);
+            assertFalse(plan.hasChanges(), v);
+        }
+    }
+
+    @Test
+    void onThreeSixAndThreeSevenADriftedConfigIsRewrittenAndItsMemberRestarted() {
+        for (String v : List.of("36", "37")) {
+            Plan plan = plan(new Scenario("config-drift-" + v, "three-" + v));
+            assertEquals(List.of("h1/config-file", "h1/restart <- h1/config-file"), shape(plan), v);
+            assertTrue(step(plan, "h1/config-file").diff().orElseThrow().before().contains("max-txn-ops: 256"), v);
+        }
+    }
+
+    @Test
+    void onThreeSixAndThreeSevenAStoppedMemberIsStarted() {
+        for (String v : List.of("36", "37")) {
+            assertEquals(List.of("h2/start", "cluster/healthy <- h2/start"), shape(plan(new Scenario("h2-stopped-" + v, "three-" + v))), v);
+        }
+    }
+
+    /**
+     * 3.5's experimental names in a 3.6 spec: written as 3.6 spells them (one config change and one
+     * restart a member, leader last), with a warning that says what to write instead.
+     */
+    @Test
+    void aThreeSixSpecWithThreeFiveNamesIsWrittenAsThreeSixSpellsThem() throws Exception {
+        String spec = specLike("three-36", "old-names-36", "    election-timeout: 1000\n", "    election-timeout: 1000\n"
+                + "    experimental-compaction-batch-limit: 500\n    experimental-initial-corrupt-check: true\n");
+        Plan plan = plan(new Scenario("converged-36", spec));
+        String after = step(plan, "h1/config-file").diff().orElseThrow().after();
+        assertTrue(after.contains("compaction-batch-limit: 500\n") && after.contains("feature-gates: InitialCorruptCheck=true\n")
+                && !after.contains("experimental-"), after);
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("etcd 3.6 renamed experimental-compaction-batch-limit to"
+                + " compaction-batch-limit")), plan.warnings().toString());
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-36"));
+        assertEquals(order.get(2) + "/restart", plan.steps().get(plan.steps().size() - 1).id(), shape(plan).toString());
+    }
+
+    /**
+     * etcd refuses an add while a voter is down before 3.5.30 and 3.6.11, never after: the same
+     * spec (h4 joins, h2 down and staying) is refused on 3.5.16 and planned on 3.7.
+     */
+    @Test
+    void aDownVoterBlocksNoAddOnThreeSevenAsItDoesOnThreeFiveSixteen() throws Exception {
+        Plan on35 = plan(new Scenario("h2-stopped", specLike("three", "h1-h4-35", "hosts: [h1, h2, h3]", "hosts: [h1, h2, h3, h4]")));
+        assertEquals(List.of("refused add-blocked-by-down-member: cluster scn"), shape(on35));
+        String spec = specLike("three-37", "h1-h4-37", "hosts: [h1, h2, h3]", "hosts: [h1, h2, h3, h4]");
+        Plan on37 = plan(new Scenario("h2-stopped-37", spec));
+        assertTrue(on37.refusals().isEmpty(), on37.refusals().toString());
+        assertTrue(on37.steps().stream().anyMatch(st -> st.id().equals("cluster/1-add-h4")), shape(on37).toString());
+    }
+
+    /**
+     * A 3.7 setting, with a newer 3.6 patch offered first: the hop installs 3.6, which has no such
+     * gate (a 3.6 member would not start), so the plan is refused before any host is touched.
+     */
+    @Test
+    void aHopToAThreeSixPatchIsRefusedWhenItCannotTakeTheSpecsThreeSevenSettings() throws Exception {
+        String spec = specLike("three-37", "gate-37", "    election-timeout: 1000\n", "    election-timeout: 1000\n"
+                + "    feature-gates: \"FastLeaseKeepAlive=false\"\n");
+        Plan plan = scenarios.plan(new Scenario("converged-36", spec), "inventory-36-37", new ConvergePlanner.VersionOptions(false,
+                v -> v.minor() == 6 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.6.99")) : Optional.empty()));
+        assertEquals(List.of("refused setting-not-in-release: etcd.settings.feature-gates"), shape(plan));
+        assertTrue(plan.refusals().get(0).what().contains("this apply installs etcd 3.6.99 first")
+                && plan.refusals().get(0).what().contains("does not know the feature gate FastLeaseKeepAlive"),
+                plan.refusals().get(0).what());
+    }
 }

@@ -49,8 +49,8 @@ final class PlannerScenarios {
         this.home = home;
     }
 
-    /** The workstation PKI recorded with the facts: the 3.5 cluster's, or the 3.4 one's. */
-    enum Pki { PKI_35, PKI_34, PKI_DOWNGRADE, NONE }
+    /** The workstation PKI recorded with the facts: the 3.5 cluster's, the 3.4 one's, the 3.6 and 3.7 ones', or the downgrade's. */
+    enum Pki { PKI_35, PKI_34, PKI_36_37, PKI_DOWNGRADE, NONE }
 
     /**
      * A scenario: which recorded facts, which spec, which PKI, and how long after recording.
@@ -62,7 +62,15 @@ final class PlannerScenarios {
     record Scenario(String facts, String spec, Pki pki, Duration later, boolean asRecorded) {
         Scenario(String facts, String spec) {
             this(facts, spec, facts.startsWith("downgrade/") ? Pki.PKI_DOWNGRADE : facts.endsWith("-34") ? Pki.PKI_34
-                    : Pki.PKI_35, Duration.ZERO, false);
+                    : facts.endsWith("-36") || facts.endsWith("-37") ? Pki.PKI_36_37 : Pki.PKI_35, Duration.ZERO, false);
+        }
+
+        /**
+         * The inventory its facts were recorded with: the 3.6 and 3.7 recordings were made on another
+         * testbed net (testbed/record-scenarios 36-37), whose addresses their files hold.
+         */
+        String inventory() {
+            return pki == Pki.PKI_36_37 ? "inventory-36-37" : "inventory";
         }
 
         Scenario withPki(Pki other) {
@@ -80,7 +88,7 @@ final class PlannerScenarios {
     }
 
     Plan plan(Scenario s) {
-        return plan(s, "inventory");
+        return plan(s, s.inventory());
     }
 
     /** As {@link #plan(Scenario)}, with another inventory of {@link #DIR}. */
@@ -99,7 +107,7 @@ final class PlannerScenarios {
      * {@link #DIR} by its absolute path (a recording edited by a test).
      */
     Plan plan(Scenario s, ConvergePlanner.VersionOptions versions, boolean snapshot) {
-        return plan(s, "inventory", versions, snapshot);
+        return plan(s, s.inventory(), versions, snapshot);
     }
 
     private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot) {
@@ -109,7 +117,7 @@ final class PlannerScenarios {
 
     /** As {@link #plan(Scenario)}, a new cluster bootstrapping with {@code token} (a saved plan's). */
     Plan plan(Scenario s, Optional<String> newClusterToken) {
-        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts,
+        return plan(s, s.inventory(), ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts,
                 java.util.function.UnaryOperator.identity(), newClusterToken);
     }
 
@@ -119,26 +127,26 @@ final class PlannerScenarios {
      * spec may be named by its absolute path without ".yaml" (one a test wrote).
      */
     Plan plan(Scenario s, Path pki, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
-        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, java.util.function.UnaryOperator.identity(),
+        return plan(s, s.inventory(), ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, java.util.function.UnaryOperator.identity(),
                 Optional.empty());
     }
 
     /** As {@link #plan(Scenario, Path, java.util.function.UnaryOperator)}, with the client files of hosts that run no member. */
     Plan plan(Scenario s, Path pki, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit,
               io.etcdwright.modules.pki.ClientHostFacts clients) {
-        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, java.util.function.UnaryOperator.identity(),
+        return plan(s, s.inventory(), ConvergePlanner.VersionOptions.DEFAULT, true, pki, edit, java.util.function.UnaryOperator.identity(),
                 Optional.empty(), clients);
     }
 
     /** As {@link #plan(Scenario)}, with the recorded facts edited first (alarms, disks, clocks the recordings do not show). */
     Plan plan(Scenario s, java.util.function.UnaryOperator<ClusterRun.Facts> edit) {
-        return plan(s, "inventory", ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts, edit,
+        return plan(s, s.inventory(), ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts, edit,
                 Optional.empty());
     }
 
     /** The recorded facts of {@code s}, as every plan here reads them. */
     ClusterRun.Facts facts(Scenario s) {
-        DesiredState desired = DesiredStateLoader.load(DIR.resolve("inventory.yaml"), DIR.resolve(s.spec() + ".yaml"));
+        DesiredState desired = DesiredStateLoader.load(DIR.resolve(s.inventory() + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         ClusterRun.Facts facts = FactsFile.load(DIR.resolve(s.facts() + ".json"), desired.spec().name(),
                 desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(Layouts.of(desired)));
         return new ClusterRun.Facts(facts.reports(), facts.addresses(), leastKeys(facts.byHost(), copyPki(s.pki())),
@@ -233,7 +241,7 @@ final class PlannerScenarios {
 
     private Plan restore(Scenario s, SnapshotSource source, boolean skipHashCheck, Map<String, Optional<RestoreMarker>> markers,
                          Set<String> unreachable, Path pkiDir, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
-        DesiredState desired = DesiredStateLoader.load(DIR.resolve("inventory.yaml"), DIR.resolve(s.spec() + ".yaml"));
+        DesiredState desired = DesiredStateLoader.load(DIR.resolve(s.inventory() + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
         ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
@@ -349,6 +357,7 @@ final class PlannerScenarios {
             Path source = DIR.resolve(switch (which) {
                 case PKI_35 -> "pki-35";
                 case PKI_34 -> "pki-34";
+                case PKI_36_37 -> "pki-36-37";
                 default -> "downgrade/pki";
             });
             try (Stream<Path> files = Files.walk(source)) {

@@ -68,10 +68,18 @@ class AdoptIT {
         }
     }
 
+    /**
+     * A hand-made etcd 3.6 cluster (the version Kubernetes 1.34+ runs) whose units still carry a 3.5
+     * guide's experimental flags, which 3.6 reads with a deprecation warning and 3.7 no longer has:
+     * import writes them as 3.6 spells them, so the spec is one a 3.7 upgrade can take.
+     */
     @Test
     void aThreeMemberClusterOfPlainSystemdUnitsWithFlagsIsAdoptedUnderWrites() throws Exception {
         // kubeadm's external etcd layout (/etc/kubernetes/pki/etcd, CA key beside the CA), flags in the unit.
-        Map<String, String> idsBefore = handmade("kubeadm", 3, "3.5.16", "adopted-kubeadm");
+        String v36 = Testbed.newestRelease("3.6");
+        Map<String, String> idsBefore = handmade("kubeadm", 3, v36, "adopted-kubeadm", "keep",
+                "--experimental-initial-corrupt-check=true --experimental-compaction-batch-limit=500"
+                        + " --experimental-watch-progress-notify-interval=10m");
 
         Path spec = HOSTS.home().resolve("kubeadm.yaml");
         Cli.Run imported = importCluster(spec);
@@ -79,9 +87,11 @@ class AdoptIT {
         String written = Files.readString(spec);
         assertTrue(written.contains("name: adopted-kubeadm"), written);
         assertTrue(written.contains("dataDir: /var/lib/etcd\n"), written);
-        assertTrue(written.contains("version: 3.5.16"), written);
+        assertTrue(written.contains("version: " + v36), written);
         assertTrue(written.contains("metrics: 2381"), written);
         assertTrue(written.contains("heartbeat-interval: 100") && written.contains("snapshot-count: 10000"), written);
+        assertTrue(written.contains("compaction-batch-limit: 500") && written.contains("feature-gates: InitialCorruptCheck=true")
+                && written.contains("watch-progress-notify-interval: 10m") && !written.contains("experimental-"), written);
         assertTrue(written.contains("hosts:\n  - h1\n  - h2\n  - h3\n"), written);
         assertTrue(imported.err().contains("note: the CA key is on host h1 (/etc/kubernetes/pki/etcd/ca.key)"), imported.all());
         caImported("adopted-kubeadm", imported);
@@ -335,6 +345,12 @@ class AdoptIT {
     /** As above; {@code caKey} "no-ca-key" removes the CA key from the hosts once the leaves are signed. */
     private static Map<String, String> handmade(String layout, int members, String version, String token, String caKey)
             throws IOException {
+        return handmade(layout, members, version, token, caKey, "");
+    }
+
+    /** As above, with more flags in a kubeadm layout's unit (test constants, no quotes). */
+    private static Map<String, String> handmade(String layout, int members, String version, String token, String caKey,
+                                                String extraFlags) throws IOException {
         String script;
         try (InputStream in = AdoptIT.class.getResourceAsStream("/adopt/handmade-member.sh")) {
             script = Base64.getEncoder().encodeToString(in.readAllBytes());
@@ -347,7 +363,7 @@ class AdoptIT {
         String url = Testbed.releaseServer() + "v" + version + "/etcd-v" + version + "-linux-amd64.tar.gz";
         for (int h = 1; h <= members; h++) {
             Testbed.ssh(h, "echo " + script + " | base64 -d >/tmp/handmade-member.sh && echo " + pem + " | base64 -d"
-                    + " | sh /tmp/handmade-member.sh " + layout + " h" + h + " " + Testbed.address(h) + " "
+                    + " | EXTRA_FLAGS='" + extraFlags + "' sh /tmp/handmade-member.sh " + layout + " h" + h + " " + Testbed.address(h) + " "
                     + String.join(",", initial) + " " + url + " " + version + " '" + token + "' " + caKey);
         }
         String pki = Map.of("kubeadm", "/etc/kubernetes/pki/etcd", "etcdadm", "/etc/etcd/pki", "package", "/etc/ssl/etcd").get(layout);

@@ -27,12 +27,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Backups through the real CLI to each real store (a directory, SFTP to a test host, S3 through
  * S3Proxy with signature checks), encrypted and plain, verified, damaged, and restored: in place,
  * and onto new hosts after every member is gone, with every write acknowledged before the backup
- * present afterwards. The steps build on each other, so they run in order.
+ * present afterwards. The steps build on each other, so they run in order. On etcd 3.7 (restored
+ * with its etcdutl): a 3-member cluster created, grown to 5 under writes, backed up and restored
+ * onto new hosts with every key, issue 23's check of 3.7. (3.5 backups and restores: RestoreIT,
+ * BackupScheduleIT's store, KilledAnywhereUpgradeRestoreIT.)
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackupRestoreIT {
     @RegisterExtension
-    static final TestHosts HOSTS = TestHosts.up(4); // h1..h3 members, h4 the SFTP store's host
+    static final TestHosts HOSTS = TestHosts.up(5); // h1..h3 members, then h4 and h5 too; h4 the SFTP store's host
     static final String INV = Testbed.INVENTORY.toString();
     static Path work;
     static Path tools;
@@ -40,12 +43,15 @@ class BackupRestoreIT {
     static Path recipientKey;
     static WriteLoad.Acks before;
     static String s3Backup;
+    static final String VERSION = Testbed.newestRelease("3.7");
+    static final List<String> FIRST = List.of("h1", "h2", "h3");
+    static final List<String> GROWN = List.of("h1", "h2", "h3", "h4", "h5");
 
     @BeforeAll
     static void setUp() throws Exception {
         work = Testbed.scratch("backup-restore");
         tools = Testbed.scratch("etcd-tools");
-        Etcdctl.unpack(tools, "3.5.16");
+        Etcdctl.unpack(tools, VERSION);
         s3 = S3Proxy.start(Testbed.bridgeAddress());
         // The AWS SDK's default chain reads these: credentials never go in a spec.
         System.setProperty("aws.accessKeyId", s3.accessKey());
@@ -55,8 +61,8 @@ class BackupRestoreIT {
                 "ec_paramgen_curve:P-256", "-nodes", "-keyout", recipientKey.toString(), "-out",
                 work.resolve("recipient.crt").toString(), "-subj", "/CN=etcd-backups", "-days", "2"));
         assertEquals(0, keys.exitCode(), keys.stderr());
-        writeSpec("plain.yaml", List.of("h1", "h2", "h3"), false);
-        writeSpec("sealed.yaml", List.of("h1", "h2", "h3"), true);
+        writeSpec("plain.yaml", FIRST, false);
+        writeSpec("sealed.yaml", FIRST, true);
     }
 
     @AfterAll
@@ -73,7 +79,7 @@ class BackupRestoreIT {
         Files.writeString(work.resolve(name), """
                 cluster: {name: vault}
                 members: {hosts: [%s]}
-                etcd: {version: 3.5.16}
+                etcd: {version: %s}
                 artifacts:
                   url: http://%s/v{version}/etcd-v{version}-linux-{arch}.tar.gz
                   checksumsUrl: http://%s/v{version}/SHA256SUMS
@@ -82,7 +88,7 @@ class BackupRestoreIT {
                     - {name: local, type: directory, path: %s}
                     - {name: offsite, type: s3, bucket: %s, endpoint: '%s', region: us-east-1}
                     - {name: vault, type: sftp, host: h4, path: /srv/etcd-backups}
-                %s""".formatted(String.join(", ", hosts), release, release, work.resolve("store"), S3Proxy.BUCKET,
+                %s""".formatted(String.join(", ", hosts), VERSION, release, release, work.resolve("store"), S3Proxy.BUCKET,
                 s3.endpoint(), encrypted ? "  encryption: {recipients: [recipient.crt]}\n" : ""));
     }
 
@@ -107,10 +113,20 @@ class BackupRestoreIT {
     void backupsOfALiveClusterGoToEveryKindOfStore() throws Exception {
         Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec("plain.yaml"), "--yes");
         assertEquals(0, apply.exitCode(), apply.all());
-        try (WriteLoad load = WriteLoad.start(clientEnv(spec("plain.yaml")), 3, work.resolve("writes-before.log"))) {
-            Thread.sleep(3000);
+        // Grown from 3 to 5 (learners first) while writers write: their writes are what is backed up.
+        Map<String, String> env = clientEnv(spec("plain.yaml"));
+        writeSpec("plain.yaml", GROWN, false);
+        writeSpec("sealed.yaml", GROWN, true);
+        try (WriteLoad load = WriteLoad.start(env, 3, work.resolve("writes-before.log"))) {
+            load.awaitMore(50, java.time.Duration.ofSeconds(30));
+            Cli.Run grow = Cli.run("apply", "-i", INV, "-f", spec("plain.yaml"), "--yes");
+            assertEquals(0, grow.exitCode(), grow.all());
+            assertTrue(grow.out().contains("add h4 as a learner") && grow.out().contains("add h5 as a learner"), grow.out());
+            load.awaitMore(50, java.time.Duration.ofSeconds(30));
             before = load.stop();
         }
+        WriteLoad.Report grown = WriteLoad.checkNothingLost(clientEnv(spec("plain.yaml")), before, "grow 3.7 from 3 to 5", 5);
+        System.out.println("[grow 3 to 5 on " + VERSION + "] " + grown);
         assertTrue(before.acks().size() > 50, "the writers got writes acknowledged: " + before.acks().size());
 
         for (String store : List.of("local", "offsite", "vault")) {
@@ -139,8 +155,8 @@ class BackupRestoreIT {
         }
         assertTrue(Files.exists(backup.resolve("_etcd_backup.meta")));
         JsonNode meta = new ObjectMapper().readTree(Files.readString(backup.resolve("_etcd_backup.meta")));
-        assertEquals("3.5.16", meta.path("etcdVersion").asText());
-        assertEquals(3, meta.path("clusterSpec").path("memberCount").asInt());
+        assertEquals(VERSION, meta.path("etcdVersion").asText());
+        assertEquals(5, meta.path("clusterSpec").path("memberCount").asInt());
         assertTrue(Files.exists(work.resolve("store/control/etcd-cluster-spec")));
         Path db = work.resolve("gunzipped.db");
         try (InputStream in = new GZIPInputStream(Files.newInputStream(backup.resolve("etcd.backup.gz")))) {
@@ -206,7 +222,7 @@ class BackupRestoreIT {
     @Order(5)
     void aRestoreInPlaceBringsBackTheBackupAndDropsLaterWrites() throws Exception {
         Map<String, String> env = clientEnv(spec("plain.yaml"));
-        Etcdctl etcdctl = Etcdctl.unpack(tools, "3.5.16");
+        Etcdctl etcdctl = Etcdctl.unpack(tools, VERSION);
         assertEquals(0, etcdctl.run(env, "put", "/after-the-backup", "x").exitCode());
         Cli.Run restore = Cli.run("restore", "-i", INV, "-f", spec("sealed.yaml"), "--store", "offsite", "--from", s3Backup,
                 "--key", recipientKey.toString(), "--yes");
@@ -227,11 +243,14 @@ class BackupRestoreIT {
                 "-o", "StrictHostKeyChecking=yes", "-i", Testbed.KEY.toString(),
                 "root@" + Testbed.address(1) + ":/var/lib/etcd/member/snap/db", work.resolve("dead-member.db").toString()));
         assertEquals(0, copy.exitCode(), copy.stderr());
+        // Every member gone: h1..h3 with their disks, h4 and h5 down for good (h4 still serves the SFTP store).
+        Testbed.ssh(4, "systemctl disable --now etcd");
+        Testbed.ssh(5, "systemctl disable --now etcd");
         for (int h = 1; h <= 3; h++) {
             Testbed.remove(h);
         }
-        Testbed.add(3); // h5, h6, h7: new addresses, new host keys, bare
-        writeSpec("new-hosts.yaml", List.of("h5", "h6", "h7"), true);
+        Testbed.add(3); // h6, h7, h8: new addresses, new host keys, bare
+        writeSpec("new-hosts.yaml", List.of("h6", "h7", "h8"), true);
         Cli.Run restore = Cli.run("restore", "-i", INV, "-f", spec("new-hosts.yaml"), "--store", "offsite", "--from", "latest",
                 "--key", recipientKey.toString(), "--yes");
         assertEquals(0, restore.exitCode(), restore.all());
@@ -239,10 +258,10 @@ class BackupRestoreIT {
         WriteLoad.Report report = WriteLoad.checkRestored(env, before);
         assertTrue(report.lostNothing(), report.toString());
         assertTrue(report.membersAgree(), report.toString());
-        Etcdctl etcdctl = Etcdctl.unpack(tools, "3.5.16");
+        Etcdctl etcdctl = Etcdctl.unpack(tools, VERSION);
         Testbed.Result health = etcdctl.run(env, "endpoint", "health", "--cluster");
         assertEquals(0, health.exitCode(), health.stderr());
-        for (String address : List.of(Testbed.address(5), Testbed.address(6), Testbed.address(7))) {
+        for (String address : List.of(Testbed.address(6), Testbed.address(7), Testbed.address(8))) {
             assertTrue(health.stdout().contains(address) || health.stderr().contains(address), health.stdout() + health.stderr());
         }
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec("new-hosts.yaml"), "--detailed-exitcode");

@@ -62,9 +62,11 @@ class BackupScheduleIT {
         Path home = HOSTS.home();
         String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
         String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
+        // On etcd 3.7: the hosts' own snapshot save and etcdutl snapshot status of the newest release.
         String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
                 .replace("http://10.77.0.1:8799/", "http://" + net + ".1:" + port + "/")
-                .replace("name: three", "name: sched");
+                .replace("name: three", "name: sched")
+                .replace("version: 3.5.16", "version: " + Testbed.newestRelease("3.7"));
         specWithout = home.resolve("without.yaml");
         Files.writeString(specWithout, base);
         spec = home.resolve("sched.yaml");
@@ -185,7 +187,7 @@ class BackupScheduleIT {
         Instant taken = Instant.from(NAME_TIME.parse(name.substring(0, 20)));
         assertEquals(Long.toString(taken.getEpochSecond()), meta.path("timestamp").asText());
         assertTrue(meta.path("timestamp").isTextual(), "jsonpb writes int64 quoted");
-        assertEquals("3.5.16", meta.path("etcdVersion").asText());
+        assertEquals(Testbed.newestRelease("3.7"), meta.path("etcdVersion").asText());
         assertEquals(3, meta.path("clusterSpec").path("memberCount").asInt());
         // The workstation side reads what the hosts write: etcd-manager's meta byte for byte as
         // its jsonpb writes it, ours with every field it requires.

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Clusters of 5 and 1 members, the fetch path, and etcd 3.4, on real hosts. */
+/** Clusters of 5 (etcd 3.7) and 1 (etcd 3.6) members, the fetch path, and etcd 3.4, on real hosts. */
 class CreateSizesIT {
     @RegisterExtension
     static final TestHosts HOSTS = TestHosts.up(5);
@@ -35,14 +35,27 @@ class CreateSizesIT {
         assertEquals(0, Cli.run("destroy", "-i", INV, "-f", spec, "--yes", "--wipe-data").exitCode());
     }
 
+    /** Five members of etcd 3.7 (three of 3.5 are made everywhere else; three of 3.7 by BackupRestoreIT). */
     @Test
     void fiveMembers() throws Exception {
-        createHealthyAndIdempotent(Testbed.ROOT.resolve("examples/five-node.yaml").toString(), 5, "3.5.16");
+        String v37 = Testbed.newestRelease("3.7");
+        createHealthyAndIdempotent(example("five-node.yaml", v37), 5, v37);
     }
 
+    /** One member of etcd 3.6. */
     @Test
     void oneMember() throws Exception {
-        createHealthyAndIdempotent(Testbed.ROOT.resolve("examples/single-node.yaml").toString(), 1, "3.5.16");
+        String v36 = Testbed.newestRelease("3.6");
+        createHealthyAndIdempotent(example("single-node.yaml", v36), 1, v36);
+    }
+
+    /** An example with its release server this testbed's and etcd.version {@code version}, written to the home. */
+    private static String example(String file, String version) throws Exception {
+        String text = Testbed.example(file);
+        assertTrue(text.contains("version: 3.5.16"), text);
+        Path spec = HOSTS.home().resolve(version + "-" + file);
+        Files.writeString(spec, text.replace("version: 3.5.16", "version: " + version));
+        return spec.toString();
     }
 
     /**
@@ -54,7 +67,7 @@ class CreateSizesIT {
     @Test
     void aFirstMemberThatCouldNotStartIsStartedLaterWithoutAMembershipChange() throws Exception {
         Path spec = HOSTS.home().resolve("late.yaml");
-        Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml")).replace("name: three", "name: late"));
+        Files.writeString(spec, Testbed.example("three-node.yaml").replace("name: three", "name: late"));
         Testbed.ssh(3, "mkdir -p /etc/systemd/system/etcd.service.d && printf '[Service]\\nExecStartPre=/bin/false\\n'"
                 + " > /etc/systemd/system/etcd.service.d/zz-broken.conf");
         try {
@@ -98,7 +111,7 @@ class CreateSizesIT {
     @Test
     void aTamperedReleaseIsRefused() throws Exception {
         Path spec = HOSTS.home().resolve("tampered.yaml");
-        Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/single-node.yaml"))
+        Files.writeString(spec, Testbed.example("single-node.yaml")
                 .replace("name: single", "name: tampered")
                 .replace("  url: http", "  sha256:\n    3.5.16: " + "deadbeef".repeat(8) + "\n  url: http")
                 .replace("hosts: [h1]", "hosts: [h2]"));

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Resizing and repairing a running cluster on real hosts while writers keep writing, run once per
- * etcd minor ({@link Resize35IT}, {@link Resize34IT}): 1 -> 3 -> 5 -> 3 with the leader among those
+ * etcd minor ({@link Resize36IT}, {@link Resize34IT}): 1 -> 3 -> 5 -> 3 with the leader among those
  * leaving; a member whose etcd is dead is removed and a host that left earlier joins again (its old
  * data moved aside, not deleted); a member whose data directory was deleted is recovered at the same
  * address; a member whose host crashed for good is replaced by a brand-new host; a change that would
@@ -49,7 +49,7 @@ abstract class ResizeScenario {
     @BeforeAll
     void hosts() throws Exception {
         String name = "resize-" + version().replace('.', '-');
-        base = Files.readString(Testbed.ROOT.resolve("examples/single-node.yaml")).replace("name: single", "name: " + name)
+        base = Testbed.example("single-node.yaml").replace("name: single", "name: " + name)
                 .replace("version: 3.5.16", "version: " + version());
         spec = HOSTS.home().resolve(name + ".yaml");
         etcdctl = Etcdctl.unpack(Testbed.scratch("etcdctl-" + version()), version());

@@ -68,22 +68,31 @@ public final class Failures {
     }
 
     /**
-     * Whether a learner refused the call: etcd answers UNAVAILABLE to every call a learner does
-     * not serve. Decided by facts with types, never by etcd's wording: the code, and whether the
-     * member that answered is a learner (as the member list or its own Status answer says).
+     * Whether etcd answered with the code it gives a call a learner does not serve: UNAVAILABLE up
+     * to 3.5, FAILED_PRECONDITION from 3.6 (etcd-io/etcd 16d51d8c2 made it one clients do not
+     * retry), having done nothing either way.
+     */
+    private static boolean learnersCode(Throwable t) {
+        return refusedAsUnavailable(t) || code(t) == Status.Code.FAILED_PRECONDITION;
+    }
+
+    /**
+     * Whether a learner refused the call: etcd refuses every call a learner does not serve
+     * ({@link #learnersCode}). Decided by facts with types, never by etcd's wording: the code, and
+     * whether the member that answered is a learner (as the member list or its own Status answer says).
      */
     static boolean isLearnerRefusal(Throwable t, boolean answeredByLearner) {
-        return answeredByLearner && refusedAsUnavailable(t);
+        return answeredByLearner && learnersCode(t);
     }
 
     /**
      * Whether a learner refused the call, where nothing typed can tell: the cluster's lock and a
-     * write probe go out before any member list or Status answer. etcd answers such a call
-     * UNAVAILABLE with "rpc not supported for learner" (ErrGRPCNotSupportedForLearner), having
-     * done nothing; the one place etcd's wording decides.
+     * write probe go out before any member list or Status answer. etcd answers such a call with
+     * "rpc not supported for learner" (ErrGRPCNotSupportedForLearner; UNAVAILABLE to 3.5,
+     * FAILED_PRECONDITION from 3.6), having done nothing; the one place etcd's wording decides.
      */
     public static boolean refusedByLearner(Throwable t) {
-        return t != null && refusedAsUnavailable(t) && description(t).contains("rpc not supported for learner");
+        return t != null && learnersCode(t) && description(t).contains("rpc not supported for learner");
     }
 
     /** One line: "connection refused", "no answer within 2 s", "TLS handshake refused: ...". */

@@ -158,8 +158,9 @@ public final class MembershipChanges implements AutoCloseable {
 
     /**
      * The member list from whichever endpoint answers. A read, so safe to ask again: an endpoint
-     * that is going away (a member just removed stops itself) or a learner (which serves no member
-     * list) answers UNAVAILABLE, and a call in flight on the connection of a member that stops at
+     * that is going away (a member just removed stops itself) answers UNAVAILABLE, a learner (which
+     * serves no member list) UNAVAILABLE up to etcd 3.5 and FAILED_PRECONDITION from 3.6 (seen on
+     * 3.7.3 when a promotion asked right after its learner started), and a call in flight on the connection of a member that stops at
      * that moment fails as UNKNOWN ("channel closed": seen in LearnerInEndpointsTest under load,
      * asking right after the removed learner exited). Asked again after a short pause until the call timeout has passed,
      * not a fixed number of times: right after connecting only the learner's connection may be
@@ -173,7 +174,8 @@ public final class MembershipChanges implements AutoCloseable {
                 return get(client.getClusterClient().listMember());
             } catch (ExecutionException e) {
                 Status.Code code = Failures.code(e.getCause());
-                boolean askAgain = code == Status.Code.UNAVAILABLE || code == Status.Code.UNKNOWN;
+                boolean askAgain = code == Status.Code.UNAVAILABLE || code == Status.Code.UNKNOWN
+                        || Failures.refusedByLearner(e.getCause());
                 if (!askAgain || System.nanoTime() > deadline) {
                     throw new EtcdAdminException("cannot list the members: " + Failures.describe(e.getCause(), settings.timeout()),
                             e.getCause());

@@ -76,10 +76,10 @@ etcdctl_to() {
   local timeout=$1 endpoints=$2
   shift 2
   if [ "$CONF_TLS" = true ]; then
-    ETCDCTL_API=3 "$CONF_ETCD_BIN_DIR/etcdctl" --endpoints="$endpoints" --cacert="$CONF_CACERT" --cert="$CONF_CERT" \
+    "$CONF_ETCD_BIN_DIR/etcdctl" --endpoints="$endpoints" --cacert="$CONF_CACERT" --cert="$CONF_CERT" \
       --key="$CONF_KEY" --dial-timeout=5s --command-timeout="$timeout" "$@"
   else
-    ETCDCTL_API=3 "$CONF_ETCD_BIN_DIR/etcdctl" --endpoints="$endpoints" --dial-timeout=5s --command-timeout="$timeout" "$@"
+    "$CONF_ETCD_BIN_DIR/etcdctl" --endpoints="$endpoints" --dial-timeout=5s --command-timeout="$timeout" "$@"
   fi
 }
 

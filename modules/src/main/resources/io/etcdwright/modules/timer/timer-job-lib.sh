@@ -1,6 +1,11 @@
 # --- shared by etcdwright's timer jobs (modules/timer/timer-job-lib.sh, put in by HostScripts) ---
 # The job defines log() and STATE_DIR (where its runs are recorded) before it calls these.
 
+# etcdctl speaks the v3 API by default from 3.4 on, and from 3.6 on it warns on stderr about an
+# ETCDCTL_API it no longer knows, which these jobs read with the answer (a 3.6 lock transaction
+# read as refused): no ETCDCTL_API at all, whatever the environment brought.
+unset ETCDCTL_API
+
 # A JSON string: the characters JSON requires escaped, escaped; control characters dropped.
 json_string() {
   local s=$1

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** etcd's snapshot trailer, checked as etcdctl checks it (real snapshots are taken in Resize35IT and Resize34IT). */
+/** etcd's snapshot trailer, checked as etcdctl checks it (real snapshots are taken in Resize36IT and Resize34IT). */
 class SafetySnapshotTest {
     @TempDir
     Path dir;

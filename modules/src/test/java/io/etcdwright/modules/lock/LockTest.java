@@ -35,6 +35,11 @@ class LockTest {
         Throwable learner = new java.util.concurrent.ExecutionException(io.grpc.Status.UNAVAILABLE
                 .withDescription("etcdserver: rpc not supported for learner").asRuntimeException());
         assertTrue(io.etcdwright.modules.membership.Failures.refusedByLearner(learner));
+        // etcd 3.6 and later answer the same refusal FAILED_PRECONDITION (a code clients do not retry).
+        assertTrue(io.etcdwright.modules.membership.Failures.refusedByLearner(io.grpc.Status.FAILED_PRECONDITION
+                .withDescription("etcdserver: rpc not supported for learner").asRuntimeException()));
+        assertFalse(io.etcdwright.modules.membership.Failures.refusedByLearner(io.grpc.Status.FAILED_PRECONDITION
+                .withDescription("etcdserver: mvcc: required revision is a future revision").asRuntimeException()));
         assertFalse(io.etcdwright.modules.membership.Failures.refusedByLearner(io.grpc.Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()));
         assertFalse(io.etcdwright.modules.membership.Failures.refusedByLearner(io.grpc.Status.DEADLINE_EXCEEDED.asRuntimeException()));
         assertFalse(io.etcdwright.modules.membership.Failures.refusedByLearner(null));

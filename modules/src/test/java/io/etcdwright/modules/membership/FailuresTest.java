@@ -45,9 +45,17 @@ class FailuresTest {
         assertFalse(Failures.isLearnerRefusal(tls, true));
     }
 
+    /** etcd 3.6 and later answer a learner's caller FAILED_PRECONDITION (seen on 3.7.3: a promotion's member list). */
+    @Test
+    void failedPreconditionIsALearnersRefusalFromThreeSixOn() {
+        assertTrue(Failures.isLearnerRefusal(Status.FAILED_PRECONDITION.withDescription("etcdserver: rpc not supported for learner")
+                .asRuntimeException(), true));
+        assertFalse(Failures.isLearnerRefusal(Status.FAILED_PRECONDITION.asRuntimeException(), false));
+    }
+
     @Test
     void otherCodesAreNoLearnerRefusal() {
-        assertFalse(Failures.isLearnerRefusal(Status.FAILED_PRECONDITION.asRuntimeException(), true));
         assertFalse(Failures.isLearnerRefusal(Status.DEADLINE_EXCEEDED.asRuntimeException(), true));
+        assertFalse(Failures.isLearnerRefusal(Status.PERMISSION_DENIED.asRuntimeException(), true));
     }
 }

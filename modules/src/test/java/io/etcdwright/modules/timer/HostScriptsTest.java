@@ -26,6 +26,9 @@ class HostScriptsTest {
             assertFalse(text.contains("# @include"), text);
             assertEquals(1, count(text, "(?m)^read_conf\\(\\) \\{$"), text);
             assertEquals(1, count(text, "(?m)^json_string\\(\\) \\{$"), text);
+            // etcdctl 3.6+ warns on stderr about ETCDCTL_API, which the jobs read with its answers.
+            assertEquals(1, count(text, "(?m)^unset ETCDCTL_API$"), text);
+            assertEquals(0, count(text, "ETCDCTL_API=3"), text);
             Path file = dir.resolve("script.sh");
             Files.write(file, script);
             Process syntax = new ProcessBuilder("bash", "-n", file.toString()).redirectErrorStream(true).start();

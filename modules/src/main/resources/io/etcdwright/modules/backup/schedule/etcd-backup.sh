@@ -306,7 +306,7 @@ on_exit() {
 }
 
 etcdctl_local() {
-  ETCDCTL_API=3 "$CONF_ETCD_BIN_DIR/etcdctl" --endpoints="$CONF_ENDPOINT" --cacert="$CONF_CACERT" \
+  "$CONF_ETCD_BIN_DIR/etcdctl" --endpoints="$CONF_ENDPOINT" --cacert="$CONF_CACERT" \
     --cert="$CONF_CERT" --key="$CONF_KEY" --command-timeout=30s "$@"
 }
 
@@ -382,7 +382,7 @@ main() {
   if [ -x "$CONF_ETCD_BIN_DIR/etcdutl" ]; then
     snap_status=$("$CONF_ETCD_BIN_DIR/etcdutl" snapshot status -w json "$snap")
   else
-    snap_status=$(ETCDCTL_API=3 "$CONF_ETCD_BIN_DIR/etcdctl" snapshot status -w json "$snap")
+    snap_status=$("$CONF_ETCD_BIN_DIR/etcdctl" snapshot status -w json "$snap")
   fi
   revision=$(json_number revision "$snap_status")
   # The keys a client sees at the snapshot's revision (etcdutl's totalKey counts every revision
