@@ -47,8 +47,11 @@ final class PlannerScenarios {
         this.home = home;
     }
 
-    /** The workstation PKI recorded with the facts: the 3.5 cluster's, or the 3.4 one's. */
-    enum Pki { PKI_35, PKI_34, NONE }
+    /**
+     * The workstation PKI recorded with the facts: the 3.5 cluster's, the 3.4 one's, or the minor-step
+     * recordings' (3.5.35 and 3.6.16, on the hosts of inventory-minor-steps).
+     */
+    enum Pki { PKI_35, PKI_34, MINOR_STEPS, NONE }
 
     /**
      * A scenario: which recorded facts, which spec, which PKI, and how long after recording.
@@ -308,7 +311,11 @@ final class PlannerScenarios {
             if (which == Pki.NONE) {
                 return target;
             }
-            Path source = DIR.resolve(which == Pki.PKI_35 ? "pki-35" : "pki-34");
+            Path source = DIR.resolve(switch (which) {
+                case PKI_35 -> "pki-35";
+                case PKI_34 -> "pki-34";
+                default -> "pki-minor-steps";
+            });
             try (Stream<Path> files = Files.walk(source)) {
                 for (Path f : files.toList()) {
                     Path to = target.resolve(source.relativize(f).toString());

@@ -77,11 +77,28 @@ public final class HostPreparation {
                                       ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
                                       Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
                                       List<Step> steps, boolean caRotating) {
-        List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule(), new InstallModule(releases)));
+        return plan(desired, layout, facts, pki, releases, pkiSteps, gate, bootstrap, after, steps, caRotating, true);
+    }
+
+    /**
+     * As above; without {@code release} the release, config and unit are left to a minor step planned
+     * after ({@link #releaseModules}, {@link #minorStep}), which writes each member's files at its own
+     * turn, and nothing written after etcd started is a restart cause here (the minor step judges it).
+     */
+    public static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                                      ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
+                                      Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
+                                      List<Step> steps, boolean caRotating, boolean release) {
+        List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule()));
+        if (release) {
+            modules.add(new InstallModule(releases));
+        }
         if (!caRotating) {
             modules.add(new CertificatesModule(pki, pkiSteps, desired));
         }
-        modules.addAll(List.of(new ConfigFileModule(), new UnitModule()));
+        if (release) {
+            modules.addAll(List.of(new ConfigFileModule(), new UnitModule()));
+        }
         modules.addAll(after);
         // Last: client keys the spec does not give this host go once what used them (the backup script) has moved on.
         modules.add(new ClientKeyRemovalModule(desired));
@@ -89,32 +106,79 @@ public final class HostPreparation {
         for (Member m : desired.members()) {
             EtcdHostFacts f = facts.get(m.host().name());
             MemberContext member = new MemberContext(m, f, desired.spec(), layout, bootstrap.apply(m));
-            Optional<Step> last = Optional.empty();
-            List<Step> beside = new ArrayList<>();
-            List<String> causes = new ArrayList<>();
-            for (MemberModule module : modules) {
-                Optional<MemberModule.Change> change = module.plan(member);
-                if (change.isPresent()) {
-                    Step.Builder builder = change.get().step();
-                    last.ifPresent(builder::after);
-                    builder.after(gate);
-                    Step step = builder.does(change.get().operation());
-                    steps.add(step);
-                    if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
-                        beside.add(step);
-                    } else {
-                        last = Optional.of(step);
-                    }
-                    change.get().restartCause().ifPresent(causes::add);
-                }
+            Prepared p = prepare(member, modules, gate, Optional.empty(), steps);
+            if (p.restartCauses().isEmpty() && f.service().running() && release) {
+                p = new Prepared(p.done(), RestartPending.causes(member, !caRotating));
             }
-            if (causes.isEmpty() && f.service().running()) {
-                causes.addAll(RestartPending.causes(f, !caRotating));
-            }
-            List<Step> done = new ArrayList<>(beside);
-            last.ifPresent(done::add);
-            prepared.put(m.host().name(), new Prepared(done, causes));
+            prepared.put(m.host().name(), p);
         }
         return prepared;
+    }
+
+    /**
+     * Part of the second preparation of a plan that carries a patch hop and then a minor step: one
+     * member's host through {@code modules} (the new minor's release; then, just before its restart,
+     * its config as that release spells the spec's settings and its unit), every step after
+     * {@code gate} and tagged, so its ids differ from the hop's ({@code h1/install-minor}). The host
+     * setup and certificates are the hop's; etcd restarts for the new minor anyway.
+     *
+     * @param desired the desired state with the minor step's version
+     */
+    public static Prepared minorStep(DesiredState desired, Member m, EtcdLayout layout, EtcdHostFacts f,
+                                     List<MemberModule> modules, List<Step> gate, MemberContext.Bootstrap bootstrap,
+                                     List<Step> steps) {
+        return prepare(new MemberContext(m, f, desired.spec(), layout, bootstrap), modules, gate, Optional.of(MINOR_TAG), steps);
+    }
+
+    /** The modules that put a release on a host and make etcd run it: install, config, unit. */
+    public static List<MemberModule> releaseModules(ReleaseCache releases) {
+        return List.of(new InstallModule(releases), new ConfigFileModule(), new UnitModule());
+    }
+
+    /**
+     * Why a running (or just started) member must restart to run {@code member}'s release: what the
+     * release modules would change, or files written after etcd started ({@link RestartPending}).
+     * Planned, not applied: nothing is added to a plan.
+     */
+    public static List<String> restartCauses(MemberContext member, ReleaseCache releases) {
+        List<String> causes = new ArrayList<>();
+        for (MemberModule module : releaseModules(releases)) {
+            module.plan(member).flatMap(MemberModule.Change::restartCause).ifPresent(causes::add);
+        }
+        if (causes.isEmpty() && member.facts().service().running()) {
+            causes.addAll(RestartPending.causes(member, true));
+        }
+        return causes;
+    }
+
+    /** The tag of the steps of a minor step that follows a hop in the same plan. */
+    public static final String MINOR_TAG = "minor";
+
+    /** One host through the modules in order, in a chain (or beside it), each step after {@code gate}. */
+    private static Prepared prepare(MemberContext member, List<MemberModule> modules, List<Step> gate, Optional<String> tag,
+                                    List<Step> steps) {
+        Optional<Step> last = Optional.empty();
+        List<Step> beside = new ArrayList<>();
+        List<String> causes = new ArrayList<>();
+        for (MemberModule module : modules) {
+            Optional<MemberModule.Change> change = module.plan(member);
+            if (change.isPresent()) {
+                Step.Builder builder = change.get().step();
+                tag.ifPresent(builder::tagged);
+                last.ifPresent(builder::after);
+                builder.after(gate);
+                Step step = builder.does(change.get().operation());
+                steps.add(step);
+                if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
+                    beside.add(step);
+                } else {
+                    last = Optional.of(step);
+                }
+                change.get().restartCause().ifPresent(causes::add);
+            }
+        }
+        List<Step> done = new ArrayList<>(beside);
+        last.ifPresent(done::add);
+        return new Prepared(done, causes);
     }
 }

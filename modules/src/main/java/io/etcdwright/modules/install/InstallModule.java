@@ -31,8 +31,9 @@ public final class InstallModule implements MemberModule {
                 : InstallSteps.Source.PUSH;
         boolean unpacked = have.hasInstalled(version);
         // The unit runs the versioned binary (/opt/etcd/vX.Y.Z/etcd), so etcd needs a restart only
-        // for another version, not when the links of the version it runs are put right.
-        boolean otherVersion = have.etcdVersion().filter(version::equals).isEmpty();
+        // for another version, not when the links of the version it runs are put right (nor when they
+        // point at another release an interrupted apply activated, while etcd still runs this one).
+        boolean otherVersion = have.etcdVersion().filter(version::equals).isEmpty() && !member.runsSpecVersion();
         return Optional.of(new Change(step.get(), ctx -> InstallSteps.apply(ctx, artifact, source, releases, unpacked),
                 otherVersion ? Optional.of("binary changed") : Optional.empty(),
                 // Needs the host set up, nothing else: the 22 MB stream is the longest step of a

@@ -30,11 +30,47 @@ public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> k
      */
     public record MinorLine(String minor, String restoreTool, Version minimumPatchBeforeNextMinor,
                             Optional<Version> rollingDowngradeTo, Optional<Version> bumpRevisionFrom,
-                            Optional<Version> newestKnownPatch) {
+                            Optional<Version> newestKnownPatch, List<UpgradeCheck> upgradeChecks) {
+        public MinorLine {
+            upgradeChecks = List.copyOf(upgradeChecks);
+        }
+
         /** Whether this version's restore tool can raise the revision and mark it compacted. */
         public boolean bumpsRevision(Version v) {
             return bumpRevisionFrom.map(v::isAtLeast).orElse(false);
         }
+    }
+
+    /** What etcd's upgrade guide asks to check before the minor step out of a line. */
+    public enum UpgradeCheck {
+        /** 3.4 -> 3.5: authentication off (3.5 cannot replay 3.4's auth entries). */
+        AUTH_DISABLED("auth-disabled"),
+        /** 3.5 -> 3.6: no custom content in the v2 store ({@code etcdutl check v2store} on every member). */
+        V2STORE_CLEAN("v2store-clean"),
+        /** 3.5 -> 3.6: no learner that should be a voter (a promotion 3.5 did not persist, #19557). */
+        LEARNERS_PROMOTED("learners-promoted"),
+        /** 3.5 -> 3.6: every member's list names the same members (no "zombie", #20967). */
+        MEMBER_LISTS_AGREE("member-lists-agree");
+
+        private final String name;
+
+        UpgradeCheck(String name) {
+            this.name = name;
+        }
+
+        public String yamlName() {
+            return name;
+        }
+
+        static UpgradeCheck parse(String text, String where) {
+            return java.util.Arrays.stream(values()).filter(c -> c.name.equals(text)).findFirst().orElseThrow(() ->
+                    new IllegalStateException("etcd-versions.yaml: " + where + ": unknown upgrade check '" + text + "'"));
+        }
+    }
+
+    /** The checks etcd's guide asks for before the minor step out of {@code from}'s line. */
+    public List<UpgradeCheck> upgradeChecks(Version from) {
+        return line(from).map(MinorLine::upgradeChecks).orElse(List.of());
     }
 
     /** A range of versions with a problem worth refusing or mentioning. */
@@ -77,7 +113,9 @@ public record VersionCatalogue(Map<String, MinorLine> minors, List<KnownIssue> k
                             Version.parse((String) line.get("minimumPatchBeforeNextMinor")),
                             Optional.ofNullable((String) line.get("rollingDowngradeTo")).map(Version::parse),
                             Optional.ofNullable((String) line.get("bumpRevisionFrom")).map(Version::parse),
-                            Optional.ofNullable((String) line.get("newestKnownPatch")).map(Version::parse))));
+                            Optional.ofNullable((String) line.get("newestKnownPatch")).map(Version::parse),
+                            ((List<String>) line.getOrDefault("upgradeChecks", List.of())).stream()
+                                    .map(c -> UpgradeCheck.parse(c, "minors." + minor + ".upgradeChecks")).toList())));
             List<KnownIssue> issues = new ArrayList<>();
             for (Map<String, Object> issue : (List<Map<String, Object>>) doc.get("knownIssues")) {
                 String severity = (String) issue.get("severity");
