@@ -4,10 +4,11 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Refusal;
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.ClusterSpec;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.membership.MemberFacts;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.modules.upgrade.VersionChange;
 import io.etcdwright.modules.upgrade.UpgradeChecks;
 import io.etcdwright.modules.upgrade.VersionPreflight;
@@ -72,6 +73,24 @@ final class VersionSteps {
     }
 
     /**
+     * The spec's settings as the release this apply installs reads them: validate checked them against
+     * the spec's version, but a hop (the newest patch of the older minor first) installs another release,
+     * which may spell a setting otherwise (written so) or not have it (refused here, before any host).
+     *
+     * @param spec the spec with the version this apply installs
+     */
+    static List<Refusal> settingsRefusals(ClusterSpec spec, VersionChange change) {
+        Version installs = spec.etcd().parsedVersion();
+        return VersionCatalogue.builtIn().settingsFor(installs, spec.etcd().settings()).errors().stream()
+                .map(e -> new Refusal("setting-not-in-release", "etcd.settings." + e.setting().orElse("?"),
+                        "this apply installs etcd " + installs + (change instanceof VersionChange.Patch p && p.thenTo().isPresent()
+                                ? " first (the newest patch before " + p.thenTo().get() + ")" : "") + ", and " + e.message(),
+                        "keep to settings etcd " + installs + " has until the members run the spec's version (apply once"
+                                + " without it, then put it back), or set etcd.version to a release that has it"))
+                .toList();
+    }
+
+    /**
      * The checks a version change must pass when the apply runs, before any host is touched:
      * {@link VersionPreflight} on the members running when planned (a member down then is started by
      * the plan on the new version; the restarts keep quorum with their own checks).
@@ -97,8 +116,8 @@ final class VersionSteps {
         allowed.add(target.get().toString());
         List<String> from = new ArrayList<>(new LinkedHashSet<>(held.values().stream().map(Version::toString).toList()));
         String what = describe(change);
-        boolean refuseAuth = minorStep(change).map(up -> VersionCatalogue.builtIn().upgradeChecks(up.from())
-                .contains(VersionCatalogue.UpgradeCheck.AUTH_DISABLED)).orElse(false);
+        boolean refuseAuth = minorStep(change).map(up -> checksBefore(up).contains(VersionCatalogue.UpgradeCheck.AUTH_DISABLED))
+                .orElse(false);
         return Optional.of(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
                 .summary("check the members before the " + what)
                 .reason("members on " + String.join(" and ", from) + " when planned; checked again when applied")
@@ -127,7 +146,7 @@ final class VersionSteps {
      */
     static List<Refusal> learnerRefusals(VersionChange change, ConvergePlanner.Inputs in) {
         Optional<VersionChange.MinorUpgrade> up = minorStep(change);
-        if (up.isEmpty() || in.cluster().isEmpty() || !VersionCatalogue.builtIn().upgradeChecks(up.get().from())
+        if (up.isEmpty() || in.cluster().isEmpty() || !checksBefore(up.get())
                 .contains(VersionCatalogue.UpgradeCheck.LEARNERS_PROMOTED)) {
             return List.of();
         }
@@ -154,7 +173,7 @@ final class VersionSteps {
      */
     static Optional<Step> upgradeChecks(VersionChange.MinorUpgrade up, Map<String, Version> olderMinor,
                                         ConvergePlanner.Context c, ConvergePlanner.Inputs in, List<Step> after) {
-        List<VersionCatalogue.UpgradeCheck> checks = VersionCatalogue.builtIn().upgradeChecks(up.from()).stream()
+        List<VersionCatalogue.UpgradeCheck> checks = checksBefore(up).stream()
                 .filter(check -> check != VersionCatalogue.UpgradeCheck.AUTH_DISABLED).toList();
         if (checks.isEmpty()) {
             return Optional.empty();
@@ -175,6 +194,12 @@ final class VersionSteps {
                 .requires(condition)
                 .after(after)
                 .does(ctx -> Outcome.OK));
+    }
+
+    /** What etcd's guide asks to check before the minor step {@code up} (the catalogue's upgrade checks). */
+    static List<VersionCatalogue.UpgradeCheck> checksBefore(VersionChange.MinorUpgrade up) {
+        return VersionCatalogue.builtIn().upgradeFrom(up.from().minorLine()).map(VersionCatalogue.UpgradeStep::checks)
+                .orElse(List.of());
     }
 
     /** The safety snapshot's label for a version change. */

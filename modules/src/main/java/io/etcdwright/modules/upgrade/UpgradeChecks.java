@@ -9,6 +9,7 @@ import io.etcdwright.engine.ssh.CommandResult;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.backup.MemberRpc;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.modules.membership.Health;
 import io.grpc.StatusRuntimeException;
 

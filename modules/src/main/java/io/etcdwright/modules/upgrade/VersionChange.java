@@ -1,6 +1,8 @@
 package io.etcdwright.modules.upgrade;
 
+import io.etcdwright.engine.spec.Minor;
 import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -144,8 +146,10 @@ public sealed interface VersionChange {
                 return new Refused("etcd downgrades one minor at a time (" + newest + " to " + target + ")",
                         "downgrade to a " + target.major() + "." + (newest.minor() - 1) + ".x release first", warnings);
             }
-            return new MinorDowngrade(newest, target, catalogue.line(newest).flatMap(VersionCatalogue.MinorLine::rollingDowngradeTo)
-                    .filter(v -> v.minor() == target.minor()), warnings);
+            return new MinorDowngrade(newest, target, catalogue.downgradeFrom(newest.minorLine())
+                    .filter(VersionCatalogue.Downgrade.ByRestore.class::isInstance)
+                    .flatMap(d -> ((VersionCatalogue.Downgrade.ByRestore) d).rollingFrom())
+                    .filter(v -> target.minorLine().contains(v)), warnings);
         }
         if (minorsBelow == 0) {
             return new Patch(newest.equals(target) ? oldest : newest, target, warnings);
@@ -155,14 +159,15 @@ public sealed interface VersionChange {
                     + (minorsBelow - 1) + " minor release(s)", "take the path " + path(oldest, target, catalogue)
                     + ", one apply per step", warnings);
         }
-        Optional<Version> minimum = catalogue.line(oldest).map(VersionCatalogue.MinorLine::minimumPatchBeforeNextMinor);
+        Optional<Version> minimum = catalogue.upgradeFrom(oldest.minorLine()).map(VersionCatalogue.UpgradeStep::minimumPatch);
         if (newest.minor() == oldest.minor()) {
             return upgradeFromOneMinor(held, target, minimum, catalogue, offers, warnings);
         }
         // Mixed with the target's minor: a minor upgrade an earlier apply left half done, resumed.
         if (minimum.isPresent() && !oldest.isAtLeast(minimum.get())) {
             return new Refused("etcd " + oldest + " is older than " + minimum.get()
-                    + ", the patch etcd requires before upgrading to " + minorOf(target),
+                    + ", the patch etcd requires before upgrading to " + minorOf(target) + " ("
+                    + catalogue.upgradeFrom(oldest.minorLine()).orElseThrow().guide() + ")",
                     "set etcd.version to " + minimum.get() + " or newer first (apply), then to " + target, warnings);
         }
         return new MinorUpgrade(oldest, target, warnings);
@@ -231,16 +236,15 @@ public sealed interface VersionChange {
     /** "3.4.23 -> newest 3.4 patch -> 3.5.32 or newer -> 3.6.0": the hops a skipped minor would take. */
     static String path(Version from, Version to, VersionCatalogue catalogue) {
         StringBuilder path = new StringBuilder(from.toString()).append(" -> newest ").append(minorOf(from)).append(" patch");
-        for (int minor = from.minor() + 1; minor < to.minor(); minor++) {
-            Version step = new Version(from.major(), minor, 0);
-            Optional<Version> minimum = catalogue.line(step).map(VersionCatalogue.MinorLine::minimumPatchBeforeNextMinor)
-                    .filter(v -> v.patch() > 0);
-            path.append(" -> ").append(minimum.map(v -> v + " or newer").orElse("newest " + minorOf(step) + " patch"));
+        for (Minor step = from.minorLine().next(); step.compareTo(to.minorLine()) < 0; step = step.next()) {
+            Optional<Version> minimum = catalogue.upgradeFrom(step).filter(VersionCatalogue.UpgradeStep::requiresPatch)
+                    .map(VersionCatalogue.UpgradeStep::minimumPatch);
+            path.append(" -> ").append(minimum.map(v -> v + " or newer").orElse("newest " + step + " patch"));
         }
         return path.append(" -> ").append(to).toString();
     }
 
     private static String minorOf(Version v) {
-        return v.major() + "." + v.minor();
+        return v.minorLine().toString();
     }
 }
