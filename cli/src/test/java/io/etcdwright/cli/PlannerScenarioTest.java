@@ -490,6 +490,27 @@ class PlannerScenarioTest {
                 refused.refusals().toString());
     }
 
+    @Test
+    void eachMembersConfigIsWrittenAsItsOwnReleaseSpellsTheSettingsHopAndMinorStepAlike() throws Exception {
+        // A setting 3.6 renamed (experimental-compaction-batch-limit -> compaction-batch-limit).
+        Path spec = home.resolve("renamed.yaml");
+        Files.writeString(spec, Files.readString(PlannerScenarios.DIR.resolve("three-3616.yaml"))
+                .replace("    election-timeout: 1000\n", "    election-timeout: 1000\n    experimental-compaction-batch-limit: 500\n"));
+        Plan plan = scenarios.plan(new Scenario("converged", home.resolve("renamed").toString()), "inventory",
+                new ConvergePlanner.VersionOptions(false,
+                        v -> v.minor() == 5 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.5.35")) : Optional.empty()));
+        assertTrue(plan.refusals().isEmpty(), plan.refusals().toString());
+        String hop = step(plan, "h1/config-file").diff().orElseThrow().after();
+        String minor = step(plan, "h1/config-file-minor").diff().orElseThrow().after();
+        assertTrue(hop.contains("experimental-compaction-batch-limit: 500") && !hop.contains("\ncompaction-batch-limit"), hop);
+        assertTrue(minor.contains("\ncompaction-batch-limit: 500") && !minor.contains("experimental-compaction-batch-limit"), minor);
+        // The 3.6 file is written at the member's own turn: after the restart before it, just before its own.
+        assertTrue(step(plan, "h1/unit-minor").after().contains("h1/config-file-minor"), step(plan, "h1/unit-minor").after().toString());
+        assertTrue(step(plan, "h1/restart-minor").after().contains("h1/unit-minor"), step(plan, "h1/restart-minor").after().toString());
+        assertTrue(step(plan, "h1/config-file-minor").after().stream().anyMatch(id -> id.endsWith("/restart")
+                || id.endsWith("/restart-minor") || id.equals("cluster/upgrade-checks")), step(plan, "h1/config-file-minor").after().toString());
+    }
+
     // ---- minor steps recorded on 3.5.35 and 3.6.16 (testbed/record-scenarios minor-steps) ----
 
     private static final String MINOR_HOSTS = "inventory-minor-steps";
