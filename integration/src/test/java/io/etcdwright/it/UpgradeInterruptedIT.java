@@ -33,8 +33,8 @@ class UpgradeInterruptedIT {
     static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    /** A member's restart of a rolling version change, done: where the apply is killed. */
-    static final Pattern RESTART_DONE = Pattern.compile("(?m)^\\S+ +restart etcd: changed");
+    /** A member's restart of a rolling version change ("restart etcd on 3.6.16" in a minor step), done: where the apply is killed. */
+    static final Pattern RESTART_DONE = Pattern.compile("(?m)^\\S+ +restart etcd(?: on \\S+)?: changed");
     /**
      * What a version change could alter on a member host, in one line each: the active binary, the
      * versions unpacked, unit and config, the etcd process (a restart gives a new invocation id) and

@@ -99,6 +99,12 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
             return this;
         }
 
+        /** The summary said so far, and then {@code more}: "write /etc/etcd/etcd.conf.yml for etcd 3.6.16". */
+        public Builder summaryThen(String more) {
+            summary = summary + more;
+            return this;
+        }
+
         public Builder kind(ChangeKind value) {
             kind = value;
             return this;

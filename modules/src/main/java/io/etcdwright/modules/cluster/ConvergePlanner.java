@@ -421,7 +421,8 @@ public final class ConvergePlanner {
         for (Member m : in.desired().members()) {
             EtcdHostFacts f = in.facts().get(m.host().name());
             installed.put(m.host().name(), HostPreparation.minorStep(target, m, in.layout(), f,
-                    List.of(new io.etcdwright.modules.install.InstallModule(in.releases())), gate, bootstrap.apply(m), steps).done());
+                    List.of(new io.etcdwright.modules.install.InstallModule(in.releases())), gate, bootstrap.apply(m), steps, false)
+                    .done());
             // After a hop every member runs the hop's release by then: each restarts. Else what it runs now decides.
             List<String> why = version instanceof VersionChange.Patch ? List.of("etcd " + upgrade.to() + " after " + upgrade.from())
                     : HostPreparation.restartCauses(new MemberContext(m, f, target.spec(), in.layout(), bootstrap.apply(m)),
@@ -438,7 +439,8 @@ public final class ConvergePlanner {
         }
         List<Member> ordered = RollingRestart.order(restarting, m -> in.facts().get(m.host().name()).member().status()
                 .map(MemberFacts.LocalStatus::isLeader).orElse(false));
-        List<Step> restarts = RollingRestart.steps("restart-" + HostPreparation.MINOR_TAG, ordered, causes, (m, previous) -> {
+        List<Step> restarts = RollingRestart.steps("restart-" + HostPreparation.MINOR_TAG, "restart etcd on " + upgrade.to(),
+                ordered, causes, (m, previous) -> {
             List<Step> release = installed.get(m.host().name());
             return concat(release, files(target, m, concat(previous, release), bootstrap));
         }, gate, context, steps::add);
@@ -450,7 +452,7 @@ public final class ConvergePlanner {
                              java.util.function.Function<Member, MemberContext.Bootstrap> bootstrap) {
         return HostPreparation.minorStep(target, m, in.layout(), in.facts().get(m.host().name()),
                 List.of(new ConfigFileModule(), new io.etcdwright.modules.service.UnitModule()), after, bootstrap.apply(m),
-                steps).done();
+                steps, true).done();
     }
 
     /**

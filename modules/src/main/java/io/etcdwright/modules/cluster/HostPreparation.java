@@ -122,12 +122,15 @@ public final class HostPreparation {
      * {@code gate} and tagged, so its ids differ from the hop's ({@code h1/install-minor}). The host
      * setup and certificates are the hop's; etcd restarts for the new minor anyway.
      *
-     * @param desired the desired state with the minor step's version
+     * @param desired    the desired state with the minor step's version
+     * @param sayRelease whether each step's summary names the release its file is for (the unit and
+     *                   config, which look alike in the hop and in the minor step)
      */
     public static Prepared minorStep(DesiredState desired, Member m, EtcdLayout layout, EtcdHostFacts f,
                                      List<MemberModule> modules, List<Step> gate, MemberContext.Bootstrap bootstrap,
-                                     List<Step> steps) {
-        return prepare(new MemberContext(m, f, desired.spec(), layout, bootstrap), modules, gate, Optional.of(MINOR_TAG), steps);
+                                     List<Step> steps, boolean sayRelease) {
+        return prepare(new MemberContext(m, f, desired.spec(), layout, bootstrap), modules, gate, Optional.of(MINOR_TAG), steps,
+                sayRelease ? " for etcd " + desired.spec().etcd().version() : "");
     }
 
     /** The modules that put a release on a host and make etcd run it: install, config, unit. */
@@ -157,6 +160,12 @@ public final class HostPreparation {
     /** One host through the modules in order, in a chain (or beside it), each step after {@code gate}. */
     private static Prepared prepare(MemberContext member, List<MemberModule> modules, List<Step> gate, Optional<String> tag,
                                     List<Step> steps) {
+        return prepare(member, modules, gate, tag, steps, "");
+    }
+
+    /** As above, each step's summary followed by {@code also} (the release a second preparation is for). */
+    private static Prepared prepare(MemberContext member, List<MemberModule> modules, List<Step> gate, Optional<String> tag,
+                                    List<Step> steps, String also) {
         Optional<Step> last = Optional.empty();
         List<Step> beside = new ArrayList<>();
         List<String> causes = new ArrayList<>();
@@ -165,6 +174,9 @@ public final class HostPreparation {
             if (change.isPresent()) {
                 Step.Builder builder = change.get().step();
                 tag.ifPresent(builder::tagged);
+                if (!also.isEmpty()) {
+                    builder.summaryThen(also);
+                }
                 last.ifPresent(builder::after);
                 builder.after(gate);
                 Step step = builder.does(change.get().operation());

@@ -180,14 +180,14 @@ final class VersionSteps {
         }
         List<UpgradeChecks.Subject> subjects = c.members().stream().map(m -> new UpgradeChecks.Subject(m.name(), m.host().name(),
                         Endpoints.clientUrl(m, c.layout()), Optional.ofNullable(olderMinor.get(m.name()))
-                        .filter(v -> v.minor() == up.from().minor())))
+                        .filter(v -> v.minorLine().equals(up.from().minorLine()))))
                 .toList();
         Optional<String> walDir = Optional.ofNullable(in.desired().spec().etcd().settings().get("wal-dir"))
                 .map(Object::toString);
         String what = "minor upgrade to " + up.to();
         UpgradeChecks condition = new UpgradeChecks(c.access(), subjects, checks, c.layout().dataDir(), walDir, what);
         return Optional.of(Step.cluster("version", "upgrade-checks").kind(ChangeKind.ACTION)
-                .summary("check the members before the " + what)
+                .summary("etcd's checks before the " + what + ": " + condition.description())
                 .reason("etcd's upgrade guide for " + up.to().major() + "." + up.to().minor() + ", with the etcdutl of "
                         + String.join(" and ", new LinkedHashSet<>(subjects.stream().flatMap(s -> s.olderMinorVersion().stream())
                         .map(Version::toString).toList())))
