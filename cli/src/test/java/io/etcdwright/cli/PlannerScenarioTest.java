@@ -412,14 +412,15 @@ class PlannerScenarioTest {
     private static List<String> minorStep(List<String> all, List<String> order, String first, String... files) {
         List<String> shape = new ArrayList<>();
         all.forEach(h -> shape.add(h + "/install-minor <- " + first));
-        String previous = first;
+        // The first member moves once every host holds the release.
+        String previous = first + ", " + String.join(", ", all.stream().map(h -> h + "/install-minor").toList());
         for (String h : order) {
-            String chain = previous + ", " + h + "/install-minor";
+            String chain = previous.contains("/install-minor") ? previous : previous + ", " + h + "/install-minor";
             for (String f : files) {
                 shape.add(h + "/" + f + "-minor <- " + chain);
                 chain = h + "/" + f + "-minor";
             }
-            shape.add(h + "/restart-minor <- " + previous + ", " + h + "/install-minor"
+            shape.add(h + "/restart-minor <- " + (previous.contains("/install-minor") ? previous : previous + ", " + h + "/install-minor")
                     + (files.length == 0 ? "" : ", " + h + "/" + files[files.length - 1] + "-minor"));
             previous = h + "/restart-minor";
         }

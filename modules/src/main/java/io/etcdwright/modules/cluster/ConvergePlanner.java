@@ -399,7 +399,7 @@ public final class ConvergePlanner {
     /**
      * The minor step, after {@code after} (the hop's last restart, or the snapshot): etcd's checks
      * before it, when the apply runs ({@link VersionSteps#upgradeChecks}); the new release streamed to
-     * every host at once; then, one member at a time, followers first and the leader last, the member's
+     * every host at once, all of it before any member moves; then, one member at a time, followers first and the leader last, the member's
      * config (as the new release spells the spec's settings) and unit written just before its own
      * restart, so that an apply stopped anywhere leaves every other member's files matching the release
      * it runs. Members that already run the new release (a resumed step) are not restarted.
@@ -439,11 +439,17 @@ public final class ConvergePlanner {
         }
         List<Member> ordered = RollingRestart.order(restarting, m -> in.facts().get(m.host().name()).member().status()
                 .map(MemberFacts.LocalStatus::isLeader).orElse(false));
+        // No member moves before every host holds the new release: a failed install stops the step with
+        // every member still on the older minor, and no restart competes with the others' unpacking.
+        List<Step> everyRelease = gate;
+        for (List<Step> release : installed.values()) {
+            everyRelease = concat(everyRelease, release);
+        }
         List<Step> restarts = RollingRestart.steps("restart-" + HostPreparation.MINOR_TAG, "restart etcd on " + upgrade.to(),
                 ordered, causes, (m, previous) -> {
             List<Step> release = installed.get(m.host().name());
             return concat(release, files(target, m, concat(previous, release), bootstrap));
-        }, gate, context, steps::add);
+        }, everyRelease, context, steps::add);
         return List.of(restarts.get(restarts.size() - 1));
     }
 
