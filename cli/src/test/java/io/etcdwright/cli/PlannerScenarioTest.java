@@ -388,36 +388,201 @@ class PlannerScenarioTest {
         }
         assertEquals(want, shape(resume));
         assertEquals("unit written after etcd started", step(resume, stillOld.get(0) + "/restart").reason());
-        // Going back to 3.5.16 from there is a patch downgrade: it rolls too.
+        // Going back to 3.5.16 from there is a patch downgrade: it rolls too, and only the member that
+        // runs 3.5.30 restarts. The others run 3.5.16 already: their links and unit (moved on to 3.5.30
+        // before the kill) are written back, which changes nothing they run.
         Plan back = plan(new Scenario("mixed-3530", "three"));
         assertEquals("activate etcd 3.5.16", step(back, "h1/install").summary());
         assertTrue(back.refusals().isEmpty());
+        String upgraded = List.of("h1", "h2", "h3").stream().filter(h -> !stillOld.contains(h)).findFirst().orElseThrow();
+        List<String> restarted = back.steps().stream().filter(s -> s.id().endsWith("/restart")).map(s -> s.host().orElseThrow()).toList();
+        assertEquals(List.of(upgraded), restarted, back.steps().stream().map(st -> st.id() + ": " + st.summary() + " (" + st.reason() + ")").toList().toString());
+        assertEquals("binary changed, unit changed", step(back, upgraded + "/restart").reason());
+        for (String h : stillOld) {
+            assertEquals("activate etcd 3.5.16", step(back, h + "/install").summary());
+            assertTrue(back.steps().stream().anyMatch(s -> s.id().equals(h + "/unit")), shape(back).toString());
+        }
+    }
+
+    /**
+     * A minor step's shape, after {@code first}: the new release to every host at once, then member by
+     * member (in {@code order}) its {@code files} (config-file, unit) written just before its restart,
+     * then the cluster version awaited.
+     */
+    private static List<String> minorStep(List<String> all, List<String> order, String first, String... files) {
+        List<String> shape = new ArrayList<>();
+        all.forEach(h -> shape.add(h + "/install-minor <- " + first));
+        // The first member moves once every host holds the release.
+        String previous = first + ", " + String.join(", ", all.stream().map(h -> h + "/install-minor").toList());
+        for (String h : order) {
+            String chain = previous.contains("/install-minor") ? previous : previous + ", " + h + "/install-minor";
+            for (String f : files) {
+                shape.add(h + "/" + f + "-minor <- " + chain);
+                chain = h + "/" + f + "-minor";
+            }
+            shape.add(h + "/restart-minor <- " + (previous.contains("/install-minor") ? previous : previous + ", " + h + "/install-minor")
+                    + (files.length == 0 ? "" : ", " + h + "/" + files[files.length - 1] + "-minor"));
+            previous = h + "/restart-minor";
+        }
+        shape.add("cluster/cluster-version <- " + previous);
+        return shape;
     }
 
     @Test
-    void aMinorUpgradeTakesASnapshotRollsLeaderLastAndWaitsForTheClusterVersion() {
+    void aMinorUpgradeTakesASnapshotThenMovesOneMemberAtATimeFilesAndAllLeaderLastAndWaitsForTheClusterVersion() {
         Plan plan = plan(new Scenario("converged-34", "three"));
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-34"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT));
+        want.add("cluster/snapshot <- " + PREFLIGHT);
+        // No member's unit names 3.5 before its own restart: an apply stopped anywhere leaves each member's
+        // files as the release it runs reads them.
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/snapshot", "unit"));
+        assertEquals(want, shape(plan));
+        assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
+        assertEquals(List.of("every member answering, on 3.4.23 or 3.5.16, no alarm, authentication off"),
+                step(plan, PREFLIGHT).requires());
+        assertTrue(step(plan, "cluster/snapshot").reason().startsWith("before minor upgrade"), step(plan, "cluster/snapshot").reason());
+    }
+
+    @Test
+    void aMinorUpgradeWithANewerPatchOfferedHopsToItAndTakesTheMinorStepInTheSamePlan() {
+        Plan plan = scenarios.plan(new Scenario("converged-34", "three"), "inventory", new ConvergePlanner.VersionOptions(false,
+                v -> v.minor() == 4 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.4.35")) : Optional.empty()));
         List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-34"));
         List<String> want = new ArrayList<>(List.of(PREFLIGHT));
         want.addAll(preparedAfterPreflight("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
         want.add("cluster/snapshot <- " + PREFLIGHT);
         want.addAll(restarts(order, "cluster/snapshot", "install, ", "unit"));
-        want.add("cluster/cluster-version <- " + order.get(2) + "/restart");
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, order.get(2) + "/restart", "unit"));
         assertEquals(want, shape(plan));
-        assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
-        assertEquals(List.of("every member answering, on 3.4.23 or 3.5.16, no alarm, authentication off"),
+        assertEquals("install etcd 3.4.35", step(plan, "h1/install").summary());
+        assertEquals("install etcd 3.5.16", step(plan, "h1/install-minor").summary());
+        assertEquals("etcd 3.5.16 after 3.4.35", step(plan, order.get(0) + "/restart-minor").reason());
+        // Authentication is checked before the hop: 3.5 cannot replay 3.4's auth entries.
+        assertEquals(List.of("every member answering, on 3.4.23 or 3.4.35, no alarm, authentication off"),
                 step(plan, PREFLIGHT).requires());
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("this plan first moves the members to 3.4.35")
+                && w.contains("then upgrades them to 3.5.16")), plan.warnings().toString());
     }
 
     @Test
-    void aMinorUpgradeFirstHopsToTheNewestPatchTheSourceOffersThenTakesTheMinorStepNextApply() {
-        Plan hop = scenarios.plan(new Scenario("converged-34", "three"), "inventory", new ConvergePlanner.VersionOptions(false,
-                v -> v.minor() == 4 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.4.35")) : Optional.empty()));
-        assertEquals("install etcd 3.4.35", step(hop, "h1/install").summary());
-        assertTrue(hop.steps().stream().noneMatch(s -> s.id().equals("cluster/cluster-version")), shape(hop).toString());
-        assertEquals(List.of("every member answering, on 3.4.23 or 3.4.35, no alarm"), step(hop, PREFLIGHT).requires());
-        assertTrue(hop.warnings().stream().anyMatch(w -> w.contains("this apply moves the members to 3.4.35")
-                && w.contains("the next apply upgrades them to 3.5.16")), hop.warnings().toString());
+    void theStepTo36HopsToTheRequiredPatchChecksTheMembersWithItsEtcdutlThenRollsTheMinor() {
+        Plan plan = scenarios.plan(new Scenario("converged", "three-3616"), "inventory", new ConvergePlanner.VersionOptions(false,
+                v -> v.minor() == 5 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.5.35")) : Optional.empty()));
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT));
+        want.addAll(preparedAfterPreflight("h1/install", "h1/unit", "h2/install", "h2/unit", "h3/install", "h3/unit"));
+        want.add("cluster/snapshot <- " + PREFLIGHT);
+        want.addAll(restarts(order, "cluster/snapshot", "install, ", "unit"));
+        want.add("cluster/upgrade-checks <- " + order.get(2) + "/restart");
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/upgrade-checks", "unit"));
+        assertEquals(want, shape(plan));
+        Step checks = step(plan, "cluster/upgrade-checks");
+        assertEquals(List.of("etcdutl check v2store clean on every member, no learner, every member's own member list the same"),
+                checks.requires());
+        assertTrue(checks.reason().contains("with the etcdutl of 3.5.35"), checks.reason());
+        assertEquals(List.of("cluster version 3.6 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.startsWith("etcd requires 3.5.32 or newer before 3.6")),
+                plan.warnings().toString());
+        // Without a 3.5.32+ release at the source, nothing is touched: the plan says what to make available.
+        Plan refused = plan(new Scenario("converged", "three-3616"));
+        assertTrue(refused.steps().isEmpty(), shape(refused).toString());
+        assertTrue(refused.refusals().get(0).whatToDo().startsWith("set etcd.version to 3.5.32 or newer first"),
+                refused.refusals().toString());
+    }
+
+    @Test
+    void eachMembersConfigIsWrittenAsItsOwnReleaseSpellsTheSettingsHopAndMinorStepAlike() throws Exception {
+        // A setting 3.6 renamed (experimental-compaction-batch-limit -> compaction-batch-limit).
+        Path spec = home.resolve("renamed.yaml");
+        Files.writeString(spec, Files.readString(PlannerScenarios.DIR.resolve("three-3616.yaml"))
+                .replace("    election-timeout: 1000\n", "    election-timeout: 1000\n    experimental-compaction-batch-limit: 500\n"));
+        Plan plan = scenarios.plan(new Scenario("converged", home.resolve("renamed").toString()), "inventory",
+                new ConvergePlanner.VersionOptions(false,
+                        v -> v.minor() == 5 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.5.35")) : Optional.empty()));
+        assertTrue(plan.refusals().isEmpty(), plan.refusals().toString());
+        String hop = step(plan, "h1/config-file").diff().orElseThrow().after();
+        String minor = step(plan, "h1/config-file-minor").diff().orElseThrow().after();
+        assertTrue(hop.contains("experimental-compaction-batch-limit: 500") && !hop.contains("\ncompaction-batch-limit"), hop);
+        assertTrue(minor.contains("\ncompaction-batch-limit: 500") && !minor.contains("experimental-compaction-batch-limit"), minor);
+        // The 3.6 file is written at the member's own turn: after the restart before it, just before its own.
+        assertTrue(step(plan, "h1/unit-minor").after().contains("h1/config-file-minor"), step(plan, "h1/unit-minor").after().toString());
+        assertTrue(step(plan, "h1/restart-minor").after().contains("h1/unit-minor"), step(plan, "h1/restart-minor").after().toString());
+        assertTrue(step(plan, "h1/config-file-minor").after().stream().anyMatch(id -> id.endsWith("/restart")
+                || id.endsWith("/restart-minor") || id.equals("cluster/upgrade-checks")), step(plan, "h1/config-file-minor").after().toString());
+    }
+
+    // ---- minor steps recorded on 3.5.35 and 3.6.16 (testbed/record-scenarios minor-steps) ----
+
+    private static final String MINOR_HOSTS = "inventory-minor-steps";
+
+    private Plan minorSteps(String facts, String spec) {
+        return minorSteps(facts, spec, ConvergePlanner.VersionOptions.DEFAULT);
+    }
+
+    private Plan minorSteps(String facts, String spec, ConvergePlanner.VersionOptions versions) {
+        return scenarios.plan(new Scenario(facts, spec).withPki(Pki.MINOR_STEPS), MINOR_HOSTS, versions);
+    }
+
+    @Test
+    void onTheRequiredPatchTheStepTo36ChecksTheMembersThenMovesThemOneAtATime() {
+        assertEquals(List.of(), minorSteps("converged-3.5.35", "three-3535").steps(), "recorded converged");
+        Plan plan = minorSteps("converged-3.5.35", "three-3616");
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-3.5.35"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT,
+                "cluster/upgrade-checks <- cluster/snapshot"));
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/upgrade-checks", "unit"));
+        assertEquals(want, shape(plan));
+        assertTrue(step(plan, "cluster/upgrade-checks").reason().contains("with the etcdutl of 3.5.35"),
+                step(plan, "cluster/upgrade-checks").reason());
+        assertEquals(List.of("every member answering, on 3.5.35 or 3.6.16, no alarm"), step(plan, PREFLIGHT).requires());
+    }
+
+    @Test
+    void aLearnerBeforeTheStepTo36IsRefusedWhenPlanningNamingItAndHowToFinishItsJoin() {
+        Plan plan = minorSteps("learner-3.5.35", "three-3616");
+        assertTrue(plan.steps().isEmpty(), shape(plan).toString());
+        io.etcdwright.engine.plan.Refusal learner = plan.refusals().stream()
+                .filter(r -> r.kind().equals("learner-before-minor-upgrade")).findFirst()
+                .orElseThrow(() -> new AssertionError(plan.refusals().toString()));
+        assertTrue(learner.what().contains("is a learner") && learner.what().contains("too many learner members"), learner.what());
+        assertEquals("finish its join first: apply with etcd.version: 3.5.35 (etcdwright promotes it once it is in sync),"
+                + " then set 3.6.16 again", learner.whatToDo());
+    }
+
+    @Test
+    void aStepTo36KilledAfterItsFirstRestartResumesOnlyTheOthersOrRollsBackOnlyTheOneOn36() {
+        Plan rest = minorSteps("mixed-3.6.16", "three-3616");
+        List<String> restarted = rest.steps().stream().filter(st -> st.id().endsWith("/restart-minor"))
+                .map(st -> st.host().orElseThrow()).toList();
+        assertEquals(2, restarted.size(), shape(rest).toString());
+        String on36 = List.of("h1", "h2", "h3").stream().filter(h -> !restarted.contains(h)).findFirst().orElseThrow();
+        // The member on 3.6 is left alone; the checks run on the two still on 3.5, with their etcdutl.
+        assertTrue(rest.steps().stream().noneMatch(st -> st.host().equals(Optional.of(on36))), shape(rest).toString());
+        assertTrue(step(rest, "cluster/upgrade-checks").reason().contains("with the etcdutl of 3.5.35"),
+                step(rest, "cluster/upgrade-checks").reason());
+        assertTrue(rest.warnings().stream().anyMatch(w -> w.contains("members run 3.5.35 and 3.6.16")), rest.warnings().toString());
+        // Back to 3.5.35 while a member still runs it: only the member on 3.6 restarts.
+        Plan back = minorSteps("mixed-3.6.16", "three-3535");
+        assertTrue(back.refusals().isEmpty(), back.refusals().toString());
+        assertEquals(List.of(on36 + "/restart"), back.steps().stream().map(Step::id).filter(id -> id.contains("restart")).toList(),
+                shape(back).toString());
+        assertTrue(back.warnings().stream().anyMatch(w -> w.contains("the cluster version is still 3.5")), back.warnings().toString());
+    }
+
+    @Test
+    void fromA36ClusterTheStepTo37HasNoChecksAndHopsWhenANewer36IsOffered() {
+        Plan plan = minorSteps("converged-3.6.16", "three-373");
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-3.6.16"));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT));
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/snapshot", "unit"));
+        assertEquals(want, shape(plan));
+        assertEquals(List.of("cluster version 3.7 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
+        Plan hop = minorSteps("converged-3.6.16", "three-373", new ConvergePlanner.VersionOptions(false,
+                v -> v.minor() == 6 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.6.17")) : Optional.empty()));
+        assertEquals("install etcd 3.6.17", step(hop, "h1/install").summary());
+        assertEquals("install etcd 3.7.3", step(hop, "h1/install-minor").summary());
+        assertTrue(hop.steps().stream().noneMatch(st -> st.id().equals("cluster/upgrade-checks")), shape(hop).toString());
     }
 
     @Test

@@ -49,8 +49,12 @@ final class PlannerScenarios {
         this.home = home;
     }
 
-    /** The workstation PKI recorded with the facts: the 3.5 cluster's, the 3.4 one's, the 3.6 and 3.7 ones', or the downgrade's. */
-    enum Pki { PKI_35, PKI_34, PKI_36_37, PKI_DOWNGRADE, NONE }
+    /**
+     * The workstation PKI recorded with the facts: the 3.5 cluster's, the 3.4 one's, the 3.6 and 3.7
+     * ones', the downgrade's, or the minor-step recordings' (3.5.35 and 3.6.16, on the hosts of
+     * inventory-minor-steps).
+     */
+    enum Pki { PKI_35, PKI_34, PKI_36_37, PKI_DOWNGRADE, MINOR_STEPS, NONE }
 
     /**
      * A scenario: which recorded facts, which spec, which PKI, and how long after recording.
@@ -358,6 +362,7 @@ final class PlannerScenarios {
                 case PKI_35 -> "pki-35";
                 case PKI_34 -> "pki-34";
                 case PKI_36_37 -> "pki-36-37";
+                case MINOR_STEPS -> "pki-minor-steps";
                 default -> "downgrade/pki";
             });
             try (Stream<Path> files = Files.walk(source)) {

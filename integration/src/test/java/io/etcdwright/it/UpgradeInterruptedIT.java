@@ -21,9 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Version changes that do not go as planned, on real hosts: a 3.4.23 -> 3.5.16 upgrade SIGKILLed
- * between members (under writes) is rolled back to 3.4.23 from the mixed state, then, killed again,
- * resumed to the end, losing no acknowledged write either way; a member that goes down between
+ * Version changes that do not go as planned, on real hosts: a 3.5 -> 3.6 upgrade SIGKILLed between
+ * members (under writes) is rolled back to 3.5 from the mixed state (only the member on 3.6
+ * restarting), then, killed again, resumed to the end, losing no acknowledged write either way; a member that goes down between
  * the plan and the confirmation stops a version change before any member host is touched; a
  * skipped minor is refused before any host is touched. The versions are checked with etcdwright's
  * own status and with upstream's etcdctl and the members' /version endpoint.
@@ -33,8 +33,8 @@ class UpgradeInterruptedIT {
     static final TestHosts HOSTS = TestHosts.up(3);
     static final String INV = Testbed.INVENTORY.toString();
     static final Path LOGS = Testbed.ROOT.resolve("integration/target/write-load");
-    /** A member's restart of a rolling version change, done: where the apply is killed. */
-    static final Pattern RESTART_DONE = Pattern.compile("(?m)^\\S+ +restart etcd: changed");
+    /** A member's restart of a rolling version change ("restart etcd on 3.6.16" in a minor step), done: where the apply is killed. */
+    static final Pattern RESTART_DONE = Pattern.compile("(?m)^\\S+ +restart etcd(?: on \\S+)?: changed");
     /**
      * What a version change could alter on a member host, in one line each: the active binary, the
      * versions unpacked, unit and config, the etcd process (a restart gives a new invocation id) and
@@ -58,40 +58,52 @@ class UpgradeInterruptedIT {
 
     /**
      * The two ways out of a minor upgrade killed between members, one after the other on one
-     * cluster: back to 3.4.23 (the cluster version is still 3.4, so the members that run 3.5.16 can
-     * go back), then, killed at the same point again, forward to 3.5.16 to the end. Under writes,
-     * checked after each.
+     * cluster: back to 3.5 (the cluster version is still 3.5, so the member that runs 3.6 can go
+     * back: only it restarts; the others run 3.5 already and keep running), then, killed at the same
+     * point again, forward to 3.6 to the end. Under writes, checked after each.
      */
     @Test
     void aMinorUpgradeKilledBetweenMembersRollsBackOrResumesWithoutLosingAWrite() throws Exception {
-        String v34 = Testbed.example("three-node.yaml").replace("name: three", "name: minorkill")
-                .replace("version: 3.5.16", "version: 3.4.23");
-        String v35 = v34.replace("version: 3.4.23", "version: 3.5.16");
+        String v35 = Testbed.newestRelease("3.5");
+        String v36 = Testbed.newestRelease("3.6");
+        String older = Testbed.example("three-node.yaml").replace("name: three", "name: minorkill")
+                .replace("version: 3.5.16", "version: " + v35);
+        String newer = older.replace("version: " + v35, "version: " + v36);
         Path spec = HOSTS.home().resolve("minorkill.yaml");
-        create(spec, v34);
+        create(spec, older);
         Map<String, String> env = clientEnv(spec);
 
         underLoad(env, "minor-killed-then-rolled-back", () -> {
-            killedBetweenMembers(spec, v35);
-            Files.writeString(spec, v34);
+            Map<Integer, String> running = killedBetweenMembers(spec, newer, v35, v36);
+            Files.writeString(spec, older);
             Cli.Run back = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
             assertEquals(2, back.exitCode(), "going back from the mixed state is a plan, not a refusal: " + back.all());
-            assertTrue(back.all().contains("the cluster version is still 3.4, so the upgrade can be rolled back member by member"),
+            assertTrue(back.all().contains("the cluster version is still 3.5, so the upgrade can be rolled back member by member"),
                     back.all());
+            Map<Integer, String> processes = etcdProcesses();
             Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
             assertEquals(0, apply.exitCode(), apply.all());
+            // Only the member the kill left on 3.6 restarted: the others never stopped running 3.5.
+            Map<Integer, String> after = etcdProcesses();
+            for (int h = 1; h <= 3; h++) {
+                boolean wasOn36 = running.get(h).equals("/opt/etcd/v" + v36 + "/etcd");
+                assertEquals(!wasOn36, processes.get(h).equals(after.get(h)), "h" + h + (wasOn36 ? " restarted" : " kept running")
+                        + ": " + processes + " -> " + after + "\n" + apply.out());
+                assertTrue(Testbed.ssh(h, "cat /etc/systemd/system/etcd.service").contains("/opt/etcd/v" + v35 + "/etcd "),
+                        "h" + h + "'s unit runs " + v35);
+            }
         });
         assertEquals(0, Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode").exitCode());
-        assertVersions(spec, env, "3.4.23", "3.4.0");
+        assertVersions(spec, env, v35, "3.5.0");
 
         underLoad(env, "minor-killed-then-resumed", () -> {
-            killedBetweenMembers(spec, v35);
+            killedBetweenMembers(spec, newer, v35, v36);
             Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
             assertEquals(0, apply.exitCode(), apply.all());
-            assertTrue(apply.out().contains("wait for cluster version 3.5: ok"), apply.out());
+            assertTrue(apply.out().contains("wait for cluster version 3.6: ok"), apply.out());
         });
         assertEquals(0, Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode").exitCode());
-        assertVersions(spec, env, "3.5.16", "3.5.0");
+        assertVersions(spec, env, v36, "3.6.0");
     }
 
     /**
@@ -137,44 +149,46 @@ class UpgradeInterruptedIT {
     }
 
     /**
-     * 3.4.23 -> 3.6.0 skips 3.5: plan and apply both refuse with the path (3.5 first), and apply
+     * 3.5.16 -> 3.7 skips 3.6: plan and apply both refuse with the path (3.6 first), and apply
      * touches no host: binaries, units, config and the etcd processes stay as they were.
      */
     @Test
     void aSkippedMinorIsRefusedWithThePathBeforeAnyHostIsTouched() throws Exception {
-        String v34 = Testbed.example("three-node.yaml").replace("name: three", "name: skip")
-                .replace("version: 3.5.16", "version: 3.4.23");
+        String v37 = Testbed.newestRelease("3.7");
+        String v35 = Testbed.example("three-node.yaml").replace("name: three", "name: skip");
         Path spec = HOSTS.home().resolve("skip.yaml");
-        create(spec, v34);
+        create(spec, v35);
         Map<Integer, String> before = hostStates();
-        Files.writeString(spec, v34.replace("version: 3.4.23", "version: 3.6.0"));
+        Files.writeString(spec, v35.replace("version: 3.5.16", "version: " + v37));
 
+        String path = "take the path 3.5.16 -> newest 3.5 patch -> 3.6.11 or newer -> " + v37 + ", one apply per step";
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
         assertEquals(1, plan.exitCode(), plan.all());
-        assertTrue(plan.all().contains("etcd upgrades one minor at a time, and 3.4.23 to 3.6.0 skips 1 minor release(s)"),
+        assertTrue(plan.all().contains("etcd upgrades one minor at a time, and 3.5.16 to " + v37 + " skips 1 minor release(s)"),
                 plan.all());
-        assertTrue(plan.all().contains("take the path 3.4.23 -> newest 3.4 patch -> 3.5.32 or newer -> 3.6.0, one apply per step"),
-                plan.all());
+        assertTrue(plan.all().contains(path), plan.all());
 
         Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
         assertEquals(1, apply.exitCode(), apply.all());
-        assertTrue(apply.all().contains("take the path 3.4.23 -> newest 3.4 patch -> 3.5.32 or newer -> 3.6.0"), apply.all());
+        assertTrue(apply.all().contains(path), apply.all());
         assertTrue(apply.all().contains("Nothing was changed."), apply.all());
         assertEquals(before, hostStates(), "no host was touched");
-        assertVersions(spec, clientEnv(spec), "3.4.23", "3.4.0");
+        assertVersions(spec, clientEnv(spec), "3.5.16", "3.5.0");
     }
 
     /**
-     * Applies {@code text} (a minor upgrade) and SIGKILLs the apply right after its first member
-     * restart; then the members run both minors, and a plan says so and has work left.
+     * Applies {@code text} (a minor upgrade {@code from} -> {@code to}) and SIGKILLs the apply right
+     * after its first member restart; then the members run both minors, and a plan says so and has
+     * work left. Returns what each member's process runs.
      */
-    private static void killedBetweenMembers(Path spec, String text) throws Exception {
+    private static Map<Integer, String> killedBetweenMembers(Path spec, String text, String from, String to) throws Exception {
         Files.writeString(spec, text);
         String seen;
         try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
             seen = apply.killAfter(RESTART_DONE, Duration.ofMinutes(3));
         }
-        assertFalse(seen.contains("wait for cluster version 3.5:") || seen.contains("RECAP"), "killed half-way: " + seen);
+        String minor = to.substring(0, to.lastIndexOf('.'));
+        assertFalse(seen.contains("wait for cluster version " + minor + ":") || seen.contains("RECAP"), "killed half-way: " + seen);
         // What the members' processes run, asked of the hosts (a member the killed apply had just
         // asked to restart may be starting: it counts as neither).
         Map<Integer, String> running = new LinkedHashMap<>();
@@ -182,14 +196,30 @@ class UpgradeInterruptedIT {
             running.put(h, Testbed.ssh(h, "readlink /proc/$(systemctl show -p MainPID --value etcd)/exe || true").strip());
         }
         System.out.println("after the kill, the members run " + running);
-        assertTrue(running.containsValue("/opt/etcd/v3.5.16/etcd") && running.containsValue("/opt/etcd/v3.4.23/etcd"),
+        assertTrue(running.containsValue("/opt/etcd/v" + to + "/etcd") && running.containsValue("/opt/etcd/v" + from + "/etcd"),
                 "the kill left both minors running: " + running);
+        // Each member's unit names the release it runs: the next member's files are written only at its turn.
+        for (int h = 1; h <= 3; h++) {
+            String unit = Testbed.ssh(h, "cat /etc/systemd/system/etcd.service");
+            assertTrue(running.get(h).isEmpty() || unit.contains(running.get(h) + " "), "h" + h + " runs " + running.get(h)
+                    + ", its unit says: " + unit);
+        }
 
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--detailed-exitcode");
         assertEquals(2, plan.exitCode(), "work is left: " + plan.all());
-        assertTrue(plan.all().contains("mixed versions: members run 3.4.23 and 3.5.16 (an interrupted version change); this"
-                + " plan moves the rest to 3.5.16"), "the plan says what it found: " + plan.all());
-        assertTrue(plan.out().contains("wait for cluster version 3.5"), plan.out());
+        assertTrue(plan.all().contains("mixed versions: members run " + from + " and " + to + " (an interrupted version change);"
+                + " this plan moves the rest to " + to), "the plan says what it found: " + plan.all());
+        assertTrue(plan.out().contains("wait for cluster version " + minor), plan.out());
+        return running;
+    }
+
+    /** Each member's etcd process, as systemd knows it (a restart gives a new invocation id). */
+    private static Map<Integer, String> etcdProcesses() {
+        Map<Integer, String> processes = new LinkedHashMap<>();
+        for (int h = 1; h <= 3; h++) {
+            processes.put(h, Testbed.ssh(h, "systemctl show -p InvocationID -p MainPID etcd").strip());
+        }
+        return processes;
     }
 
     private interface Operation {

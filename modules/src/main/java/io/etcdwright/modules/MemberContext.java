@@ -19,6 +19,17 @@ public record MemberContext(Member member, EtcdHostFacts facts, ClusterSpec spec
     }
 
     /**
+     * Whether the member's etcd runs the spec's version now, by its own answer: a member already on
+     * the target (a rollback from a change an earlier apply left half done) needs no restart for the
+     * version, even when its links and unit were moved on before that apply stopped.
+     */
+    public boolean runsSpecVersion() {
+        return facts.service().running() && facts.member().status()
+                .map(io.etcdwright.modules.membership.MemberFacts.LocalStatus::version)
+                .filter(spec.etcd().version()::equals).isPresent();
+    }
+
+    /**
      * @param initialCluster the members it starts with: all of the spec's for a new cluster, the
      *                       cluster's own at its turn for a joiner
      * @param joining        whether it joins a running cluster ("existing") rather than forming one

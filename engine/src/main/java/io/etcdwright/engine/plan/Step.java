@@ -74,7 +74,7 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
     public static final class Builder {
         private final Optional<String> host;
         private final String module;
-        private final String id;
+        private String id;
         private ChangeKind kind = ChangeKind.UPDATE;
         private String summary = "";
         private String reason = "";
@@ -88,6 +88,21 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
             this.host = host;
             this.module = module;
             this.id = id;
+        }
+
+        /**
+         * The same step under the id {@code <id>-<tag>}: a plan that does one thing twice on a host
+         * (a patch hop, then a minor upgrade: two installs, two restarts) names each time.
+         */
+        public Builder tagged(String tag) {
+            id = id + "-" + tag;
+            return this;
+        }
+
+        /** The summary said so far, and then {@code more}: "write /etc/etcd/etcd.conf.yml for etcd 3.6.16". */
+        public Builder summaryThen(String more) {
+            summary = summary + more;
+            return this;
         }
 
         public Builder kind(ChangeKind value) {

@@ -20,6 +20,7 @@ import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
 import io.etcdwright.modules.backup.schedule.ScheduleTarget;
 import io.etcdwright.modules.backup.schedule.ScheduleTools;
 import io.etcdwright.modules.cluster.HostPreparation.Prepared;
+import io.etcdwright.modules.config.ConfigFileModule;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.install.ReleaseCleanupModule;
@@ -185,6 +186,8 @@ public final class ConvergePlanner {
     private final VersionChange version;
     /** A CA rotation under way (or started by this spec), from the hosts' CA files and certificates. */
     private final Optional<CaRotation> rotation;
+    /** The cluster token members bootstrap with, chosen once per plan (existing, given, or new). */
+    private String token;
 
     private ConvergePlanner(Inputs in, Map<String, Version> held, VersionChange version) {
         this.in = in;
@@ -271,6 +274,7 @@ public final class ConvergePlanner {
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
         VersionSteps.refusal(version, in.versions().allowDowntime(), spec.name()).ifPresent(refusals::add);
         refusals.addAll(VersionSteps.settingsRefusals(spec, version));
+        refusals.addAll(VersionSteps.learnerRefusals(version, in));
         rotation.ifPresent(r -> refusals.addAll(CaRotationPlanner.refusals(in, r,
                 membership.isPresent() || !(version instanceof VersionChange.Unchanged))));
         if (rotation.isPresent() && !spec.tls().transport().equals(io.etcdwright.engine.spec.Tls.Transport.MUTUAL_TLS)) {
@@ -303,11 +307,24 @@ public final class ConvergePlanner {
                 in.timeouts().ready()).stream().toList());
         VersionSteps.preflight(version, held, context, in, List.copyOf(gate)).ifPresent(gate::add);
         steps.addAll(gate);
+
         // Unchanged: every member with data holds the spec's version already.
         boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged;
+        // A minor step (after a hop to the patch it requires, or alone) comes after the rest, member by member
+        // (minorStep); with a membership change in the same plan, a hop stops at its patch and a resumed minor
+        // step is prepared as any other change (its joiners need the release before they join).
+        Optional<VersionChange.MinorUpgrade> minor = VersionSteps.minorStep(version);
+        if (minor.isPresent() && membership.isPresent()) {
+            if (version instanceof VersionChange.Patch) {
+                warnings.add("with a membership change in this plan, it stops at " + minor.get().from() + "; the next apply"
+                        + " upgrades the members to " + minor.get().to());
+            }
+            minor = Optional.empty();
+        }
+        boolean stagedMinor = minor.isPresent();
         Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, List.of(new BackupScheduleModule(schedule.target()),
                 new io.etcdwright.modules.maintenance.DefragScheduleModule(spec, in.desired().members()),
-                new ReleaseCleanupModule(settled)));
+                new ReleaseCleanupModule(settled)), !(stagedMinor && version instanceof VersionChange.MinorUpgrade));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
         boolean risky = membership.isPresent() || !(version instanceof VersionChange.Unchanged);
         if (risky) {
@@ -319,6 +336,9 @@ public final class ConvergePlanner {
             last = rotating.get().steps(concat(last, pki));
             warnings.addAll(rotating.get().warnings());
         }
+        if (minor.isPresent()) {
+            last = minorStep(minor.get(), concat(last, pki));
+        }
         if (membership.isPresent()) {
             Map<String, List<Step>> lastOf = new LinkedHashMap<>();
             prepared.forEach((host, p) -> lastOf.put(host, p.done()));
@@ -327,8 +347,11 @@ public final class ConvergePlanner {
             last = List.of(changes.get(changes.size() - 1));
         }
         steps.addAll(unfinishedStops(membership.map(MembershipChangePlanner::hostsStopped).orElse(Set.of())));
-        if (version instanceof VersionChange.MinorUpgrade upgrade && !last.isEmpty()) {
-            awaitClusterVersion(upgrade, last);
+        if (version instanceof VersionChange.MinorUpgrade upgrade && minor.isEmpty()) {
+            minor = Optional.of(upgrade);
+        }
+        if (minor.isPresent() && !last.isEmpty()) {
+            awaitClusterVersion(minor.get(), last);
         }
         List<io.etcdwright.engine.plan.Drift> drift = new ArrayList<>(
                 schedule.target().map(t -> BackupFreshness.drift(t, in.facts(), in.now())).orElse(List.of()));
@@ -370,15 +393,88 @@ public final class ConvergePlanner {
      * admin certificate) and the removal of releases a settled version change left behind.
      */
     private Map<String, Prepared> prepareHosts(List<Step> pki, List<Step> gate, Map<String, List<EtcdConfigFile.Peer>> joiners,
-                                               List<MemberModule> after) {
-        String token = existingToken(in).or(in::newClusterToken).orElseGet(() -> spec.name() + "-" + randomHex());
+                                               List<MemberModule> after, boolean release) {
+        return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki, gate,
+                bootstrap(joiners), after, steps, rotation.isPresent(), release);
+    }
+
+    /** How each member starts: its config's initial cluster, state and token (one token for the whole plan). */
+    private java.util.function.Function<Member, MemberContext.Bootstrap> bootstrap(Map<String, List<EtcdConfigFile.Peer>> joiners) {
+        if (token == null) {
+            token = existingToken(in).or(in::newClusterToken).orElseGet(() -> spec.name() + "-" + randomHex());
+        }
+        String chosen = token;
         List<EtcdConfigFile.Peer> everyone = in.desired().members().stream()
                 .map(m -> new EtcdConfigFile.Peer(m.name(), m.address())).toList();
-        return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki, gate,
-                m -> {
-                    boolean joining = joiners.containsKey(m.name());
-                    return new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, token);
-                }, after, steps, rotation.isPresent());
+        return m -> {
+            boolean joining = joiners.containsKey(m.name());
+            return new MemberContext.Bootstrap(joining ? joiners.get(m.name()) : everyone, joining, chosen);
+        };
+    }
+
+    /**
+     * The minor step, after {@code after} (the hop's last restart, or the snapshot): etcd's checks
+     * before it, when the apply runs ({@link VersionSteps#upgradeChecks}); the new release streamed to
+     * every host at once, all of it before any member moves; then, one member at a time, followers first and the leader last, the member's
+     * config (as the new release spells the spec's settings) and unit written just before its own
+     * restart, so that an apply stopped anywhere leaves every other member's files matching the release
+     * it runs. Members that already run the new release (a resumed step) are not restarted.
+     */
+    private List<Step> minorStep(VersionChange.MinorUpgrade upgrade, List<Step> after) {
+        // Each member's release when the checks run: the hop's patch after a hop, else what it runs now.
+        Map<String, Version> olderMinor = new LinkedHashMap<>();
+        in.desired().members().forEach(m -> olderMinor.put(m.name(), version instanceof VersionChange.Patch ? upgrade.from()
+                : held.getOrDefault(m.name(), upgrade.to())));
+        List<Step> gate = VersionSteps.upgradeChecks(upgrade, olderMinor, context, in, after).map(checks -> {
+            steps.add(checks);
+            return List.of(checks);
+        }).orElse(after);
+        DesiredState target = in.desired().withEtcdVersion(upgrade.to().toString());
+        java.util.function.Function<Member, MemberContext.Bootstrap> bootstrap = bootstrap(Map.of());
+        Map<String, List<Step>> installed = new LinkedHashMap<>();
+        Map<String, List<String>> causes = new LinkedHashMap<>();
+        List<Member> restarting = new ArrayList<>();
+        for (Member m : in.desired().members()) {
+            EtcdHostFacts f = in.facts().get(m.host().name());
+            installed.put(m.host().name(), HostPreparation.minorStep(target, m, in.layout(), f,
+                    List.of(new io.etcdwright.modules.install.InstallModule(in.releases())), gate, bootstrap.apply(m), steps, false)
+                    .done());
+            // After a hop every member runs the hop's release by then: each restarts. Else what it runs now decides.
+            List<String> why = version instanceof VersionChange.Patch ? List.of("etcd " + upgrade.to() + " after " + upgrade.from())
+                    : HostPreparation.restartCauses(new MemberContext(m, f, target.spec(), in.layout(), bootstrap.apply(m)),
+                    in.releases());
+            if (why.isEmpty()) {
+                files(target, m, concat(gate, installed.get(m.host().name())), bootstrap);
+            } else {
+                causes.put(m.host().name(), why);
+                restarting.add(m);
+            }
+        }
+        if (restarting.isEmpty()) {
+            return gate;
+        }
+        List<Member> ordered = RollingRestart.order(restarting, m -> in.facts().get(m.host().name()).member().status()
+                .map(MemberFacts.LocalStatus::isLeader).orElse(false));
+        // No member moves before every host holds the new release: a failed install stops the step with
+        // every member still on the older minor, and no restart competes with the others' unpacking.
+        List<Step> everyRelease = gate;
+        for (List<Step> release : installed.values()) {
+            everyRelease = concat(everyRelease, release);
+        }
+        List<Step> restarts = RollingRestart.steps("restart-" + HostPreparation.MINOR_TAG, "restart etcd on " + upgrade.to(),
+                ordered, causes, (m, previous) -> {
+            List<Step> release = installed.get(m.host().name());
+            return concat(release, files(target, m, concat(previous, release), bootstrap));
+        }, everyRelease, context, steps::add);
+        return List.of(restarts.get(restarts.size() - 1));
+    }
+
+    /** A member's config and unit for the minor step's release, after {@code after}. */
+    private List<Step> files(DesiredState target, Member m, List<Step> after,
+                             java.util.function.Function<Member, MemberContext.Bootstrap> bootstrap) {
+        return HostPreparation.minorStep(target, m, in.layout(), in.facts().get(m.host().name()),
+                List.of(new ConfigFileModule(), new io.etcdwright.modules.service.UnitModule()), after, bootstrap.apply(m),
+                steps, true).done();
     }
 
     /**

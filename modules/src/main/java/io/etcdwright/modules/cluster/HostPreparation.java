@@ -77,11 +77,28 @@ public final class HostPreparation {
                                       ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
                                       Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
                                       List<Step> steps, boolean caRotating) {
-        List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule(), new InstallModule(releases)));
+        return plan(desired, layout, facts, pki, releases, pkiSteps, gate, bootstrap, after, steps, caRotating, true);
+    }
+
+    /**
+     * As above; without {@code release} the release, config and unit are left to a minor step planned
+     * after ({@link #releaseModules}, {@link #minorStep}), which writes each member's files at its own
+     * turn, and nothing written after etcd started is a restart cause here (the minor step judges it).
+     */
+    public static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                                      ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
+                                      Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
+                                      List<Step> steps, boolean caRotating, boolean release) {
+        List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule()));
+        if (release) {
+            modules.add(new InstallModule(releases));
+        }
         if (!caRotating) {
             modules.add(new CertificatesModule(pki, pkiSteps, desired));
         }
-        modules.addAll(List.of(new ConfigFileModule(), new UnitModule()));
+        if (release) {
+            modules.addAll(List.of(new ConfigFileModule(), new UnitModule()));
+        }
         modules.addAll(after);
         // Last: client keys the spec does not give this host go once what used them (the backup script) has moved on.
         modules.add(new ClientKeyRemovalModule(desired));
@@ -89,7 +106,11 @@ public final class HostPreparation {
         for (Member m : desired.members()) {
             EtcdHostFacts f = facts.get(m.host().name());
             MemberContext member = new MemberContext(m, f, desired.spec(), layout, bootstrap.apply(m));
-            prepared.put(m.host().name(), host(member, modules, gate, steps, caRotating));
+            Prepared p = prepare(member, modules, gate, Optional.empty(), steps);
+            if (p.restartCauses().isEmpty() && f.service().running() && release) {
+                p = new Prepared(p.done(), RestartPending.causes(member, !caRotating));
+            }
+            prepared.put(m.host().name(), p);
         }
         return prepared;
     }
@@ -97,11 +118,70 @@ public final class HostPreparation {
     /**
      * One host brought to the spec by {@code modules}, each step after the one before (a step
      * placed beside the chain, the install, after none), all after {@code gate}; appended to
-     * {@code steps}. For a planner that prepares hosts at its own moments: an online downgrade
-     * writes each member's files only just before that member's swap.
+     * {@code steps}; a running member whose files were written after etcd started restarts. For a
+     * planner that prepares hosts at its own moments: an online downgrade writes each member's files
+     * only just before that member's swap.
      */
     public static Prepared host(MemberContext member, List<MemberModule> modules, List<Step> gate, List<Step> steps,
                                 boolean caRotating) {
+        Prepared p = prepare(member, modules, gate, Optional.empty(), steps);
+        if (p.restartCauses().isEmpty() && member.facts().service().running()) {
+            p = new Prepared(p.done(), RestartPending.causes(member.facts(), !caRotating));
+        }
+        return p;
+    }
+
+    /**
+     * Part of the second preparation of a plan that carries a patch hop and then a minor step: one
+     * member's host through {@code modules} (the new minor's release; then, just before its restart,
+     * its config as that release spells the spec's settings and its unit), every step after
+     * {@code gate} and tagged, so its ids differ from the hop's ({@code h1/install-minor}). The host
+     * setup and certificates are the hop's; etcd restarts for the new minor anyway.
+     *
+     * @param desired    the desired state with the minor step's version
+     * @param sayRelease whether each step's summary names the release its file is for (the unit and
+     *                   config, which look alike in the hop and in the minor step)
+     */
+    public static Prepared minorStep(DesiredState desired, Member m, EtcdLayout layout, EtcdHostFacts f,
+                                     List<MemberModule> modules, List<Step> gate, MemberContext.Bootstrap bootstrap,
+                                     List<Step> steps, boolean sayRelease) {
+        return prepare(new MemberContext(m, f, desired.spec(), layout, bootstrap), modules, gate, Optional.of(MINOR_TAG), steps,
+                sayRelease ? " for etcd " + desired.spec().etcd().version() : "");
+    }
+
+    /** The modules that put a release on a host and make etcd run it: install, config, unit. */
+    public static List<MemberModule> releaseModules(ReleaseCache releases) {
+        return List.of(new InstallModule(releases), new ConfigFileModule(), new UnitModule());
+    }
+
+    /**
+     * Why a running (or just started) member must restart to run {@code member}'s release: what the
+     * release modules would change, or files written after etcd started ({@link RestartPending}).
+     * Planned, not applied: nothing is added to a plan.
+     */
+    public static List<String> restartCauses(MemberContext member, ReleaseCache releases) {
+        List<String> causes = new ArrayList<>();
+        for (MemberModule module : releaseModules(releases)) {
+            module.plan(member).flatMap(MemberModule.Change::restartCause).ifPresent(causes::add);
+        }
+        if (causes.isEmpty() && member.facts().service().running()) {
+            causes.addAll(RestartPending.causes(member, true));
+        }
+        return causes;
+    }
+
+    /** The tag of the steps of a minor step that follows a hop in the same plan. */
+    public static final String MINOR_TAG = "minor";
+
+    /** One host through the modules in order, in a chain (or beside it), each step after {@code gate}. */
+    private static Prepared prepare(MemberContext member, List<MemberModule> modules, List<Step> gate, Optional<String> tag,
+                                    List<Step> steps) {
+        return prepare(member, modules, gate, tag, steps, "");
+    }
+
+    /** As above, each step's summary followed by {@code also} (the release a second preparation is for). */
+    private static Prepared prepare(MemberContext member, List<MemberModule> modules, List<Step> gate, Optional<String> tag,
+                                    List<Step> steps, String also) {
         Optional<Step> last = Optional.empty();
         List<Step> beside = new ArrayList<>();
         List<String> causes = new ArrayList<>();
@@ -109,6 +189,10 @@ public final class HostPreparation {
             Optional<MemberModule.Change> change = module.plan(member);
             if (change.isPresent()) {
                 Step.Builder builder = change.get().step();
+                tag.ifPresent(builder::tagged);
+                if (!also.isEmpty()) {
+                    builder.summaryThen(also);
+                }
                 last.ifPresent(builder::after);
                 builder.after(gate);
                 Step step = builder.does(change.get().operation());
@@ -120,9 +204,6 @@ public final class HostPreparation {
                 }
                 change.get().restartCause().ifPresent(causes::add);
             }
-        }
-        if (causes.isEmpty() && member.facts().service().running()) {
-            causes.addAll(RestartPending.causes(member.facts(), !caRotating));
         }
         List<Step> done = new ArrayList<>(beside);
         last.ifPresent(done::add);

@@ -2,6 +2,8 @@ package io.etcdwright.modules.cluster;
 
 import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.service.EtcdUnitFile;
 import io.etcdwright.modules.pki.HostCertificates;
 
 import java.util.ArrayList;
@@ -22,6 +24,21 @@ final class RestartPending {
         return causes(f, true);
     }
 
+    /**
+     * As above, for a member planned to run {@code member}'s release: the unit this plan leaves on disk
+     * is that release's, so a member already running it (a rollback from a change an earlier apply left
+     * half done) was started by it, however often the file was rewritten since.
+     */
+    static List<String> causes(io.etcdwright.modules.MemberContext member, boolean caFile) {
+        List<String> causes = new ArrayList<>(causes(member.facts(), caFile));
+        if (member.runsSpecVersion()) {
+            causes.remove(UNIT_WRITTEN);
+        }
+        return causes;
+    }
+
+    private static final String UNIT_WRITTEN = "unit written after etcd started";
+
     /** As above; without {@code caFile} a CA rotation under way restarts for its CA file itself, in its own phases. */
     static List<String> causes(EtcdHostFacts f, boolean caFile) {
         long started = f.service().startedMicros();
@@ -32,8 +49,8 @@ final class RestartPending {
         if (newer(f.file(EtcdLayout.CONFIG_FILE), started)) {
             causes.add("config written after etcd started");
         }
-        if (newer(f.file(EtcdLayout.UNIT_FILE), started)) {
-            causes.add("unit written after etcd started");
+        if (newer(f.file(EtcdLayout.UNIT_FILE), started) && !runsWhatTheUnitSays(f)) {
+            causes.add(UNIT_WRITTEN);
         }
         // Server and peer certificates and keys are not among them: etcd loads those again at each
         // new TLS handshake, so a renewed one is in use without a restart.
@@ -41,6 +58,17 @@ final class RestartPending {
             causes.add("CA certificate replaced after etcd started");
         }
         return causes;
+    }
+
+    /**
+     * The unit names the versioned binary and nothing else that varies: a member reporting the release
+     * the unit on disk runs is running what that unit starts, however often the file was rewritten since
+     * (a rollback writes back the unit an interrupted change had moved on).
+     */
+    private static boolean runsWhatTheUnitSays(EtcdHostFacts f) {
+        java.util.Optional<String> running = f.member().status().map(MemberFacts.LocalStatus::version);
+        return running.isPresent() && f.file(EtcdLayout.UNIT_FILE).content().flatMap(EtcdUnitFile::renderedVersion)
+                .filter(running.get()::equals).isPresent();
     }
 
     private static boolean newer(FileState file, long startedMicros) {

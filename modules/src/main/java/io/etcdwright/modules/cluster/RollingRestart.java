@@ -43,6 +43,20 @@ final class RollingRestart {
     /** As above, each step's id {@code host/idSuffix}: a plan that rolls twice (a CA rotation) names each roll. */
     static List<Step> steps(String idSuffix, List<Member> ordered, java.util.Map<String, List<String>> causes,
                             java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c) {
+        return steps(idSuffix, "restart etcd", ordered, causes, (m, previous) -> prepared.getOrDefault(m.host().name(), List.of()),
+                first, c, restart -> { });
+    }
+
+    /**
+     * As above, each member's restart waiting for what {@code prepare} plans for it, given the step
+     * before its turn (the previous restart): files written just before the member's own restart, so
+     * that an apply stopped anywhere leaves every other member's files matching the release it runs.
+     * Each restart is handed to {@code planned} as soon as it is made, so that a plan lists it before
+     * the next member's files, which wait for it.
+     */
+    static List<Step> steps(String idSuffix, String summary, List<Member> ordered, java.util.Map<String, List<String>> causes,
+                            java.util.function.BiFunction<Member, List<Step>, List<Step>> prepare, List<Step> first,
+                            ConvergePlanner.Context c, java.util.function.Consumer<Step> planned) {
         List<Step> steps = new ArrayList<>();
         List<Step> previous = first;
         List<String> restartedBefore = new ArrayList<>();
@@ -50,15 +64,16 @@ final class RollingRestart {
             String host = m.host().name();
             List<String> others = c.members().stream().filter(o -> o != m).map(o -> Endpoints.clientUrl(o, c.layout())).toList();
             List<String> before = List.copyOf(restartedBefore);
-            Step.Builder builder = Step.on(host, "service", idSuffix).kind(ChangeKind.ACTION).summary("restart etcd")
+            Step.Builder builder = Step.on(host, "service", idSuffix).kind(ChangeKind.ACTION).summary(summary)
                     .reason(String.join(", ", causes.get(host)))
                     .after(previous)
                     .requires(new ClusterConditions.OthersHealthy(c.access(), m.name(), others, c.members().size()))
                     .readyWhen(new ClusterConditions.AllHealthy(c.access(), c.clientUrls(), c.timeouts().ready()))
                     .readyWhen(new ClusterConditions.WritesCommitThrough(c.access(), m.name(),
                             Endpoints.clientUrl(m, c.layout()), c.timeouts().ready()));
-            builder.after(prepared.getOrDefault(host, List.of()));
+            builder.after(prepare.apply(m, previous));
             Step restart = builder.does(ctx -> restart(ctx, c, m.name(), before));
+            planned.accept(restart);
             steps.add(restart);
             previous = List.of(restart);
             restartedBefore.add(m.name());

@@ -10,6 +10,7 @@ import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.modules.upgrade.VersionChange;
+import io.etcdwright.modules.upgrade.UpgradeChecks;
 import io.etcdwright.modules.upgrade.VersionPreflight;
 
 import java.util.ArrayList;
@@ -115,8 +116,7 @@ final class VersionSteps {
         allowed.add(target.get().toString());
         List<String> from = new ArrayList<>(new LinkedHashSet<>(held.values().stream().map(Version::toString).toList()));
         String what = describe(change);
-        boolean refuseAuth = change instanceof VersionChange.MinorUpgrade up && VersionCatalogue.builtIn()
-                .upgradeFrom(up.from().minorLine()).map(step -> step.checks().contains(VersionCatalogue.UpgradeCheck.AUTH_DISABLED))
+        boolean refuseAuth = minorStep(change).map(up -> checksBefore(up).contains(VersionCatalogue.UpgradeCheck.AUTH_DISABLED))
                 .orElse(false);
         return Optional.of(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
                 .summary("check the members before the " + what)
@@ -126,9 +126,85 @@ final class VersionSteps {
                 .does(ctx -> Outcome.OK));
     }
 
+    /**
+     * The minor step of a change: the change itself, or the one a patch hop leads to in the same plan
+     * (the hop to the patch etcd requires before the next minor, then the minor step).
+     */
+    static Optional<VersionChange.MinorUpgrade> minorStep(VersionChange change) {
+        if (change instanceof VersionChange.MinorUpgrade up) {
+            return Optional.of(up);
+        }
+        if (change instanceof VersionChange.Patch patch) {
+            return patch.minorAfter();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A minor step whose checks include learners, planned while the cluster's own list has a learner:
+     * refused now (the apply would refuse it too, after the hop), saying which member and what to do.
+     */
+    static List<Refusal> learnerRefusals(VersionChange change, ConvergePlanner.Inputs in) {
+        Optional<VersionChange.MinorUpgrade> up = minorStep(change);
+        if (up.isEmpty() || in.cluster().isEmpty() || !checksBefore(up.get())
+                .contains(VersionCatalogue.UpgradeCheck.LEARNERS_PROMOTED)) {
+            return List.of();
+        }
+        String running = up.get().from().toString();
+        return in.cluster().get().members().stream().filter(io.etcdwright.modules.membership.MemberStatus::learner)
+                .map(m -> new Refusal("learner-before-minor-upgrade", "member " + m.name(),
+                        "is a learner, and etcd's guide asks for none before the upgrade to " + up.get().to().major() + "."
+                                + up.get().to().minor() + ": 3.6 allows one learner at most and reads membership from its own"
+                                + " store, where a promotion 3.5 did not persist shows the member as a learner again ('too many"
+                                + " learner members', etcd-io/etcd#19557)",
+                        "finish its join first: apply with etcd.version: " + held(in).values().stream().max(
+                                java.util.Comparator.naturalOrder()).map(Version::toString).orElse(running)
+                                + " (etcdwright promotes it once it is in sync), then set " + up.get().to() + " again"))
+                .toList();
+    }
+
+    /**
+     * The checks etcd's guide asks for before the minor step ({@link UpgradeChecks}), when the step's
+     * older minor has any beyond authentication (which the preflight checks): when the apply runs,
+     * after {@code after} (the hop's last restart, or the preflight), before any member moves.
+     *
+     * @param olderMinor each member's version on the older minor when the checks run (the hop's
+     *                   target after a hop); members already on the new minor are left out
+     */
+    static Optional<Step> upgradeChecks(VersionChange.MinorUpgrade up, Map<String, Version> olderMinor,
+                                        ConvergePlanner.Context c, ConvergePlanner.Inputs in, List<Step> after) {
+        List<VersionCatalogue.UpgradeCheck> checks = checksBefore(up).stream()
+                .filter(check -> check != VersionCatalogue.UpgradeCheck.AUTH_DISABLED).toList();
+        if (checks.isEmpty()) {
+            return Optional.empty();
+        }
+        List<UpgradeChecks.Subject> subjects = c.members().stream().map(m -> new UpgradeChecks.Subject(m.name(), m.host().name(),
+                        Endpoints.clientUrl(m, c.layout()), Optional.ofNullable(olderMinor.get(m.name()))
+                        .filter(v -> v.minorLine().equals(up.from().minorLine()))))
+                .toList();
+        Optional<String> walDir = Optional.ofNullable(in.desired().spec().etcd().settings().get("wal-dir"))
+                .map(Object::toString);
+        String what = "minor upgrade to " + up.to();
+        UpgradeChecks condition = new UpgradeChecks(c.access(), subjects, checks, c.layout().dataDir(), walDir, what);
+        return Optional.of(Step.cluster("version", "upgrade-checks").kind(ChangeKind.ACTION)
+                .summary("etcd's checks before the " + what + ": " + condition.description())
+                .reason("etcd's upgrade guide for " + up.to().major() + "." + up.to().minor() + ", with the etcdutl of "
+                        + String.join(" and ", new LinkedHashSet<>(subjects.stream().flatMap(s -> s.olderMinorVersion().stream())
+                        .map(Version::toString).toList())))
+                .requires(condition)
+                .after(after)
+                .does(ctx -> Outcome.OK));
+    }
+
+    /** What etcd's guide asks to check before the minor step {@code up} (the catalogue's upgrade checks). */
+    static List<VersionCatalogue.UpgradeCheck> checksBefore(VersionChange.MinorUpgrade up) {
+        return VersionCatalogue.builtIn().upgradeFrom(up.from().minorLine()).map(VersionCatalogue.UpgradeStep::checks)
+                .orElse(List.of());
+    }
+
     /** The safety snapshot's label for a version change. */
     static Optional<String> snapshotLabel(VersionChange change) {
-        if (change instanceof VersionChange.MinorUpgrade) {
+        if (minorStep(change).isPresent()) {
             return Optional.of("before-minor-upgrade");
         }
         if (change instanceof VersionChange.MinorRollback) {
@@ -141,6 +217,9 @@ final class VersionSteps {
     }
 
     private static String describe(VersionChange change) {
+        if (change instanceof VersionChange.Patch patch && patch.thenTo().isPresent()) {
+            return "patch hop to " + patch.to() + " and minor upgrade to " + patch.thenTo().get();
+        }
         if (change instanceof VersionChange.MinorUpgrade up) {
             return "minor upgrade to " + up.to();
         }

@@ -33,7 +33,8 @@ public final class InstallModule implements MemberModule {
         // The unit runs the versioned binary (/opt/etcd/vX.Y.Z/etcd), so etcd needs a restart only
         // for another version, not when the links of the version it runs are put right: the version
         // it answers on when it runs (the links may have moved without it: an online downgrade
-        // unpacks and activates the older release on every host before their swaps), else the links'.
+        // unpacks and activates the older release on every host before their swaps; an interrupted apply may
+        // have activated another release while etcd still runs this one), else the links'.
         Optional<String> runs = member.facts().member().status().map(s -> s.version()).filter(v -> !v.isEmpty())
                 .or(have::etcdVersion);
         boolean otherVersion = runs.filter(version::equals).isEmpty();

@@ -12,6 +12,20 @@ public final class EtcdUnitFile {
      * restarts the member (a binary swapped under a running etcd is a classic way for a fleet
      * to report one version and run another).
      */
+    private static final java.util.regex.Pattern RENDERED = java.util.regex.Pattern.compile(
+            "(?s)^# Managed by etcdwright.*?\nDescription=etcd member of cluster (\\S+) \\(etcd ([0-9A-Za-z.+-]+),");
+
+    /**
+     * The release {@code content} starts, when it is this unit exactly as etcdwright renders it (for
+     * its cluster and that release): then what a running etcd was started with is fully told by the
+     * release it reports.
+     */
+    public static java.util.Optional<String> renderedVersion(String content) {
+        java.util.regex.Matcher m = RENDERED.matcher(content);
+        return m.find() && content.equals(render(m.group(1), m.group(2))) ? java.util.Optional.of(m.group(2))
+                : java.util.Optional.empty();
+    }
+
     public static String render(String clusterName, String version) {
         return """
                 # Managed by etcdwright: edits here are reverted by the next apply.

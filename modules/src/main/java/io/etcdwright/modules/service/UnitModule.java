@@ -28,7 +28,11 @@ public final class UnitModule implements MemberModule {
                         : notLoaded ? "changed on disk but not loaded by systemd" : "not enabled")
                 .observed(have.sha256() + " " + have.mode() + " loaded=" + !notLoaded + " enabled=" + service.enabled())
                 .diff(differs ? new FileDiff(EtcdLayout.UNIT_FILE, have.content().orElse(""), want) : null);
+        // A member that runs the spec's version already was started by this unit (it names the versioned
+        // binary and nothing else varies): writing it back (an interrupted change moved it on) restarts nothing.
+        boolean runsIt = member.runsSpecVersion() && have.content().flatMap(EtcdUnitFile::renderedVersion)
+                .isPresent();
         return Optional.of(new Change(step, ctx -> ServiceSteps.writeUnit(ctx.session(), want),
-                differs || notLoaded ? Optional.of("unit changed") : Optional.empty()));
+                (differs || notLoaded) && !runsIt ? Optional.of("unit changed") : Optional.empty()));
     }
 }

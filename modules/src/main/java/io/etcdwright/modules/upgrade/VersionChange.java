@@ -33,9 +33,10 @@ public sealed interface VersionChange {
     /**
      * A patch change, rolled member by member.
      *
-     * @param thenTo the spec's version when this patch is a hop on the way to it: etcd advises the
-     *               newest patch of a minor before the next minor, so this apply stops there and the
-     *               next one takes the minor step
+     * @param thenTo the spec's version when this patch is a hop on the way to it: etcd requires a
+     *               minimum patch of a minor before the next minor (3.5.32 before 3.6) and advises
+     *               the newest, so the members roll to this patch first, then the same plan takes
+     *               the minor step ({@link #minorAfter()})
      */
     record Patch(Version from, Version to, Optional<Version> thenTo, List<String> warnings) implements VersionChange {
         public Patch(Version from, Version to, List<String> warnings) {
@@ -45,6 +46,11 @@ public sealed interface VersionChange {
         @Override
         public Optional<Version> installs() {
             return Optional.of(to);
+        }
+
+        /** The minor upgrade that follows this hop in the same plan, when it is one. */
+        public Optional<MinorUpgrade> minorAfter() {
+            return thenTo.map(target -> new MinorUpgrade(to, target, List.of()));
         }
     }
 
@@ -175,26 +181,61 @@ public sealed interface VersionChange {
                     + ", one apply per step", warnings);
         }
         Optional<Version> minimum = catalogue.upgradeFrom(oldest.minorLine()).map(VersionCatalogue.UpgradeStep::minimumPatch);
-        Optional<Version> newerPatch = oldest.equals(newest) ? offers.newestAfter(oldest) : Optional.empty();
-        if (newerPatch.isPresent()) {
-            List<String> hopWarnings = new ArrayList<>();
-            Optional<VersionChange> hopBad = knownIssues(newerPatch.get(), catalogue, hopWarnings);
-            if (hopBad.isEmpty()) {
-                hopWarnings.add("etcd advises the newest " + minorOf(oldest) + " patch before a minor upgrade: this apply"
-                        + " moves the members to " + newerPatch.get() + " (offered by the artifact source); the next apply"
-                        + " upgrades them to " + target);
-                return new Patch(oldest, newerPatch.get(), Optional.of(target), hopWarnings);
-            }
-            warnings.add("the artifact source offers " + newerPatch.get() + " but it has a known problem; upgrading from "
-                    + oldest + " directly");
+        if (newest.minor() == oldest.minor()) {
+            return upgradeFromOneMinor(held, target, minimum, catalogue, offers, warnings);
         }
+        // Mixed with the target's minor: a minor upgrade an earlier apply left half done, resumed.
         if (minimum.isPresent() && !oldest.isAtLeast(minimum.get())) {
             return new Refused("etcd " + oldest + " is older than " + minimum.get()
                     + ", the patch etcd requires before upgrading to " + minorOf(target) + " ("
                     + catalogue.upgradeFrom(oldest.minorLine()).orElseThrow().guide() + ")",
                     "set etcd.version to " + minimum.get() + " or newer first (apply), then to " + target, warnings);
         }
-        if (oldest.equals(newest)) {
+        return new MinorUpgrade(oldest, target, warnings);
+    }
+
+    /**
+     * Every member on the minor below the target's: the members first roll to the newest patch of
+     * their minor the artifact source offers (or, after an interrupted hop, the newest one a member
+     * runs), which must be at least the patch etcd requires before the next minor; the same plan then
+     * takes the minor step. Without a hop to make, the minor step alone.
+     */
+    private static VersionChange upgradeFromOneMinor(List<Version> held, Version target, Optional<Version> minimum,
+                                                     VersionCatalogue catalogue, PatchOffers offers, List<String> warnings) {
+        Version oldest = held.stream().min(Comparator.naturalOrder()).orElseThrow();
+        Version newest = held.stream().max(Comparator.naturalOrder()).orElseThrow();
+        Optional<Version> offered = offers.newestAfter(newest);
+        List<String> hopWarnings = new ArrayList<>(warnings);
+        if (offered.isPresent() && knownIssues(offered.get(), catalogue, hopWarnings).isPresent()) {
+            warnings.add("the artifact source offers " + offered.get() + " but it has a known problem; not moving the members"
+                    + " to it");
+            hopWarnings = warnings;
+            offered = Optional.empty();
+        }
+        Version hopTo = offered.orElse(newest);
+        if (minimum.isPresent() && !hopTo.isAtLeast(minimum.get())) {
+            if (offered.isPresent() || !hopTo.equals(oldest)) {
+                return new Refused("etcd requires " + minimum.get() + " or newer on every member before upgrading to "
+                        + minorOf(target) + ", and the newest " + minorOf(oldest) + " patch the artifact source offers or a"
+                        + " member runs is " + hopTo, "make a " + minimum.get() + " or newer release available at the"
+                        + " artifact source (artifacts.url), then plan again; or set etcd.version to one first (apply),"
+                        + " then to " + target, warnings);
+            }
+            return new Refused("etcd " + oldest + " is older than " + minimum.get()
+                    + ", the patch etcd requires before upgrading to " + minorOf(target),
+                    "set etcd.version to " + minimum.get() + " or newer first (apply), then to " + target, warnings);
+        }
+        if (!oldest.equals(hopTo)) {
+            String why = minimum.filter(m -> m.patch() > 0 && !oldest.isAtLeast(m))
+                    .map(m -> "etcd requires " + m + " or newer before " + minorOf(target) + " and advises the newest "
+                            + minorOf(oldest) + " patch")
+                    .orElse("etcd advises the newest " + minorOf(oldest) + " patch before a minor upgrade");
+            hopWarnings.add(why + ": this plan first moves the members to " + hopTo
+                    + (offered.isPresent() ? " (offered by the artifact source)" : " (the newest a member runs)")
+                    + ", then upgrades them to " + target);
+            return new Patch(oldest, hopTo, Optional.of(target), hopWarnings);
+        }
+        if (offered.isEmpty()) {
             warnings.add("etcd advises the newest " + minorOf(oldest) + " patch before a minor upgrade; the members run "
                     + oldest + " and the artifact source offers no newer " + minorOf(oldest) + " patch");
         }

@@ -117,12 +117,87 @@ class VersionChangeTest {
         assertEquals(Version.parse("3.4.35"), patch.to());
         assertEquals(Version.parse("3.5.16"), patch.thenTo().orElseThrow());
         assertEquals(Version.parse("3.4.35"), hop.installs().orElseThrow());
-        assertTrue(hop.warnings().stream().anyMatch(w -> w.contains("the next apply upgrades them to 3.5.16")), hop.warnings().toString());
+        assertTrue(hop.warnings().stream().anyMatch(w -> w.contains("this plan first moves the members to 3.4.35 (offered by the"
+                + " artifact source), then upgrades them to 3.5.16")), hop.warnings().toString());
+        // One plan carries both hops: the minor step from the patch the hop reaches.
+        assertEquals(new VersionChange.MinorUpgrade(Version.parse("3.4.35"), Version.parse("3.5.16"), List.of()),
+                patch.minorAfter().orElseThrow());
         // Once there, the minor step itself; and a mixed state resumes without another hop.
         assertInstanceOf(VersionChange.MinorUpgrade.class, VersionChange.of(List.of(Version.parse("3.4.35")),
                 Version.parse("3.5.16"), CATALOGUE, v -> Optional.empty()));
         assertInstanceOf(VersionChange.MinorUpgrade.class, VersionChange.of(List.of(Version.parse("3.4.23"), Version.parse("3.5.16")),
                 Version.parse("3.5.16"), CATALOGUE, v -> Optional.of(Version.parse("3.4.35"))));
+    }
+
+    @Test
+    void theStepTo36HopsToTheRequiredPatchFirstInTheSamePlan() {
+        VersionChange hop = VersionChange.of(List.of(v("3.5.16"), v("3.5.16"), v("3.5.16")), v("3.6.16"), CATALOGUE,
+                offering("3.5.35"));
+        VersionChange.Patch patch = assertInstanceOf(VersionChange.Patch.class, hop);
+        assertEquals(v("3.5.35"), patch.to());
+        assertEquals(new VersionChange.MinorUpgrade(v("3.5.35"), v("3.6.16"), List.of()), patch.minorAfter().orElseThrow());
+        assertTrue(hop.warnings().stream().anyMatch(w -> w.startsWith("etcd requires 3.5.32 or newer before 3.6 and advises the"
+                + " newest 3.5 patch: this plan first moves the members to 3.5.35")), hop.warnings().toString());
+        // Killed during the hop: the same two steps from where it stopped, without asking the source again.
+        VersionChange.Patch resumed = assertInstanceOf(VersionChange.Patch.class, VersionChange.of(List.of(v("3.5.35"), v("3.5.16"),
+                v("3.5.16")), v("3.6.16"), CATALOGUE, VersionChange.PatchOffers.NONE));
+        assertEquals(v("3.5.16"), resumed.from());
+        assertEquals(v("3.5.35"), resumed.to());
+        assertTrue(resumed.warnings().stream().anyMatch(w -> w.contains("(the newest a member runs)")), resumed.warnings().toString());
+        // Killed during the minor step: the rest of it; or back, member by member, while a member runs 3.5.
+        VersionChange.MinorUpgrade rest = assertInstanceOf(VersionChange.MinorUpgrade.class,
+                VersionChange.of(List.of(v("3.5.35"), v("3.6.16"), v("3.5.35")), v("3.6.16"), CATALOGUE, offering("3.5.36")));
+        assertEquals(v("3.5.35"), rest.from());
+        assertTrue(rest.warnings().get(0).contains("this plan moves the rest to 3.6.16"), rest.warnings().toString());
+        assertInstanceOf(VersionChange.MinorRollback.class, change("3.5.35", "3.5.35", "3.6.16", "3.5.35"));
+        // On the required patch already, with nothing newer offered: the minor step alone.
+        assertEquals(VersionChange.MinorUpgrade.class, VersionChange.of(List.of(v("3.5.32")), v("3.6.16"), CATALOGUE,
+                VersionChange.PatchOffers.NONE).getClass());
+    }
+
+    @Test
+    void aHopThatWouldStayBelowTheRequiredPatchIsRefusedSayingWhatToMakeAvailable() {
+        VersionChange.Refused refused = assertInstanceOf(VersionChange.Refused.class, VersionChange.of(List.of(v("3.5.16"),
+                v("3.5.16")), v("3.6.16"), CATALOGUE, offering("3.5.30")));
+        assertTrue(refused.why().contains("the newest 3.5 patch the artifact source offers or a member runs is 3.5.30"),
+                refused.why());
+        assertTrue(refused.whatToDo().startsWith("make a 3.5.32 or newer release available at the artifact source"),
+                refused.whatToDo());
+    }
+
+    @Test
+    void theStepTo37NeedsThe36PatchItsGuideNames() {
+        VersionChange.Patch hop = assertInstanceOf(VersionChange.Patch.class, VersionChange.of(List.of(v("3.6.5"), v("3.6.5")),
+                v("3.7.3"), CATALOGUE, offering("3.6.16")));
+        assertEquals(v("3.6.16"), hop.to());
+        assertEquals(v("3.7.3"), hop.minorAfter().orElseThrow().to());
+        assertTrue(hop.warnings().stream().anyMatch(w -> w.startsWith("etcd requires 3.6.11 or newer before 3.7")),
+                hop.warnings().toString());
+        VersionChange.Refused refused = assertInstanceOf(VersionChange.Refused.class, change("3.7.3", "3.6.5", "3.6.5"));
+        assertTrue(refused.whatToDo().startsWith("set etcd.version to 3.6.11 or newer first"), refused.whatToDo());
+        assertEquals(VersionChange.MinorUpgrade.class, change("3.7.3", "3.6.16", "3.6.16").getClass());
+    }
+
+    @Test
+    void theCatalogueNamesTheChecksBeforeEachMinorStep() {
+        assertEquals(List.of(VersionCatalogue.UpgradeCheck.AUTH_DISABLED), checks("3.4.23"));
+        assertEquals(List.of(VersionCatalogue.UpgradeCheck.V2STORE_CLEAN, VersionCatalogue.UpgradeCheck.LEARNERS_PROMOTED,
+                VersionCatalogue.UpgradeCheck.MEMBER_LISTS_AGREE), checks("3.5.35"));
+        assertEquals(List.of(), checks("3.6.16"));
+    }
+
+    static List<VersionCatalogue.UpgradeCheck> checks(String from) {
+        return CATALOGUE.upgradeFrom(v(from).minorLine()).orElseThrow().checks();
+    }
+
+    static Version v(String text) {
+        return Version.parse(text);
+    }
+
+    static VersionChange.PatchOffers offering(String newest) {
+        Version offered = Version.parse(newest);
+        return current -> current.minor() == offered.minor() && offered.compareTo(current) > 0 ? Optional.of(offered)
+                : Optional.empty();
     }
 
     @Test
