@@ -189,7 +189,8 @@ public final class ConvergePlanner {
         this.held = held;
         this.version = version;
         this.spec = in.desired().spec();
-        this.rotation = CaRotation.of(in.pki(), in.desired(), in.facts());
+        // A read-only runner judges no rotation (it needs the CA key and the PKI's records); it reports one.
+        this.rotation = in.pki().readOnly() ? Optional.empty() : CaRotation.of(in.pki(), in.desired(), in.facts());
         // While a rotation runs, members serve certificates of either CA: every check trusts the bundle.
         this.context = new Context(in.desired().members(), in.layout(),
                 rotation.isPresent() ? CaRotationPlanner.access(in.pki()) : Endpoints.healthAccess(in.pki()),
@@ -262,6 +263,7 @@ public final class ConvergePlanner {
         schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
         VersionSteps.refusal(version, in.versions().allowDowntime(), spec.name()).ifPresent(refusals::add);
+        refusals.addAll(VersionSteps.settingsRefusals(spec, version));
         rotation.ifPresent(r -> refusals.addAll(CaRotationPlanner.refusals(in, r,
                 membership.isPresent() || !(version instanceof VersionChange.Unchanged))));
         if (rotation.isPresent() && !spec.tls().transport().equals(io.etcdwright.engine.spec.Tls.Transport.MUTUAL_TLS)) {
@@ -323,6 +325,14 @@ public final class ConvergePlanner {
         }
         List<io.etcdwright.engine.plan.Drift> drift = new ArrayList<>(
                 schedule.target().map(t -> BackupFreshness.drift(t, in.facts(), in.now())).orElse(List.of()));
+        drift.addAll(trustOnly.drift());
+        if (in.pki().readOnly() && CaRotation.of(in.pki(), in.desired(), in.facts()).isPresent()) {
+            drift.add(new io.etcdwright.engine.plan.Drift("ca-rotation", "cluster " + spec.name(),
+                    "members trust a CA other than this runner's " + in.pki().caCertFile() + " alone (a CA rotation under way,"
+                            + " or a reader issued before the last rotation)",
+                    "finish or check the rotation from a workstation that holds the PKI; after a rotation, issue the reader"
+                            + " again ('etcdwright certs issue-reader')"));
+        }
         drift.addAll(io.etcdwright.modules.maintenance.DefragRuns.drift(spec, in.facts()));
         return new Plan(spec.name(), steps, List.of(), warnings, drift);
     }
@@ -471,7 +481,7 @@ public final class ConvergePlanner {
      * member runs it: until then the upgrade is not done (and can still be rolled back).
      */
     private void awaitClusterVersion(VersionChange.MinorUpgrade upgrade, List<Step> after) {
-        String minor = upgrade.to().major() + "." + upgrade.to().minor();
+        String minor = upgrade.to().minorLine().toString();
         steps.add(Step.cluster("membership", "cluster-version").kind(ChangeKind.ACTION)
                 .summary("wait for cluster version " + minor).reason("minor upgrade from " + upgrade.from())
                 .after(after)
