@@ -431,21 +431,22 @@ public final class EtcdHttp implements AutoCloseable {
             if (reply.ok() || reply.code() == PERMISSION_DENIED) {
                 return Optional.empty();
             }
-            return Optional.of(check == ReadCheck.LINEARIZABLE_RANGE ? reply.describe() : failedChecks(check, reply));
+            return Optional.of(check == ReadCheck.LINEARIZABLE_RANGE ? reply.describe()
+                    : failedChecks(check, reply.status(), reply.body()));
         } catch (IOException e) {
             return Optional.of(describe(e));
         }
     }
 
     /** The checks /readyz or /livez names as failed ("[-]linearizable_read failed: ..."), or its status. */
-    private static String failedChecks(ReadCheck check, Reply reply) {
+    static String failedChecks(ReadCheck check, int status, String body) {
         List<String> failed = new ArrayList<>();
-        for (String line : reply.body().split("\n")) {
+        for (String line : body.split("\n")) {
             if (line.startsWith("[-]")) {
                 failed.add(line.substring(3).strip());
             }
         }
-        return check.path + " says " + (failed.isEmpty() ? "HTTP " + reply.status() + " " + firstLine(reply.body()).strip()
+        return check.path + " says " + (failed.isEmpty() ? "HTTP " + status + " " + firstLine(body).strip()
                 : String.join(", ", failed));
     }
 

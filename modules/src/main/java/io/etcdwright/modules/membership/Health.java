@@ -1,6 +1,8 @@
 package io.etcdwright.modules.membership;
 
 import io.etcdwright.engine.plan.Progress;
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.EtcdLayout;
 
@@ -83,35 +85,46 @@ public final class Health {
     }
 
     /**
-     * Each voting member's own linearizable read, asked of that member alone and all at once: its
-     * readiness check ({@code /readyz}) where its version has one, else a linearizable read through
-     * its gateway (what {@code etcdctl endpoint health} reads). A member cut off from its peers
-     * still answers Status (and may still name the old leader for a while), and the cluster-wide
-     * read goes through the others; only a read through that member shows it cannot reach the
-     * leader. Learners serve no linearizable reads: skipped (their Status answer shows them up).
+     * Each member's own health, asked of that member alone and all at once ({@link #readCheck}): a
+     * voter's linearizable read, a learner's liveness. A member cut off from its peers still
+     * answers Status (and may still name the old leader for a while), and the cluster-wide read
+     * goes through the others; only a read through that member shows it cannot reach the leader.
      */
     private static Optional<String> memberReadProblem(EtcdHttp client, ClusterStatus status, List<String> clientUrls) {
         List<java.util.concurrent.CompletableFuture<Optional<String>>> reads = new ArrayList<>();
         for (String url : clientUrls) {
             Optional<MemberStatus> member = status.members().stream()
                     .filter(m -> m.clientUrls().stream().map(Health::key).anyMatch(key(url)::equals)).findFirst();
-            if (member.isPresent() && member.get().learner()) {
+            boolean learner = member.isPresent() && member.get().learner();
+            Optional<EtcdHttp.ReadCheck> check = readCheck(member.flatMap(MemberStatus::version), learner);
+            if (check.isEmpty()) {
                 continue;
             }
             // Named as status knows it, so the operator reads which member, not only an address.
             String name = member.map(MemberStatus::name).filter(n -> !n.isEmpty()).map(n -> "member " + n).orElse("member");
-            EtcdHttp.ReadCheck check = readCheck(member.flatMap(MemberStatus::version));
-            reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> client.readProblem(url, check)
-                    .map(why -> name + " at " + url + " cannot serve a linearizable read (cut off from the leader?): " + why)));
+            String what = learner ? " is not live: " : " cannot serve a linearizable read (cut off from the leader?): ";
+            reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> client.readProblem(url, check.get())
+                    .map(why -> name + " at " + url + what + why)));
         }
         List<String> problems = reads.stream().map(java.util.concurrent.CompletableFuture::join)
                 .flatMap(Optional::stream).toList();
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 
-    /** How a voting member's own read is asked, by the version it reported. */
-    static EtcdHttp.ReadCheck readCheck(Optional<String> version) {
-        return EtcdHttp.ReadCheck.LINEARIZABLE_RANGE;
+    /**
+     * How a member's own health is asked, by the version it reported, as the catalogue says that
+     * version serves it: a voter's readiness ({@code /readyz}: a linearizable read, no corruption)
+     * where it has one, else a linearizable read through its gateway; a learner's liveness
+     * ({@code /livez}: its store serves) where it has one (its /readyz refuses learners from 3.5.19),
+     * else nothing beyond its Status answer, since a learner serves no linearizable reads.
+     */
+    static Optional<EtcdHttp.ReadCheck> readCheck(Optional<String> version, boolean learner) {
+        boolean livezAndReadyz = version.flatMap(Version::tryParse)
+                .map(v -> VersionCatalogue.builtIn().health(v).livezAndReadyz()).orElse(false);
+        if (learner) {
+            return livezAndReadyz ? Optional.of(EtcdHttp.ReadCheck.LIVEZ) : Optional.empty();
+        }
+        return Optional.of(livezAndReadyz ? EtcdHttp.ReadCheck.READYZ : EtcdHttp.ReadCheck.LINEARIZABLE_RANGE);
     }
 
     /**
