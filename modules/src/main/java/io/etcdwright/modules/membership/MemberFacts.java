@@ -165,12 +165,12 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
      * alarms, the cluster version) is asked of the leader only, or of every member when none names
      * a leader (a cluster without quorum). The answers are JSON on one line each.
      *
-     * <p>With curl (any host etcdwright installs on has it), through etcd's own HTTP endpoints: the
+     * <p>With curl (7.66 or later, as Debian 11, Ubuntu 20.04 and RHEL 9 ship it), through etcd's own HTTP endpoints: the
      * gRPC gateway (/v3/...) answers the same messages etcdctl prints, /health is the linearizable
      * read with the alarms that {@code etcdctl endpoint health} makes, and the leader's four
      * questions go out at once on one HTTP/2 connection: one TLS handshake and one process instead
      * of five Go binaries starting, each with handshakes of its own (a third of a no-op plan's CPU
-     * on the hosts, measured). Without curl, etcdctl as before. The member list is asked
+     * on the hosts, measured). Without such a curl, etcdctl as before. The member list is asked
      * linearizably (as etcdctl 3.5.13+ does; a server without the field ignores it), and once more
      * serializably when that did not go through (no quorum): what a plan of a broken cluster needs.
      */
@@ -194,10 +194,12 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // other one too when that does not answer: a config written but not yet restarted into.
             + "s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE + " 2>/dev/null && s=https o=http\n"
             + "if [ \"$(unit_show " + EtcdLayout.UNIT + " ActiveState)\" = ActiveState=active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; } && t=$(mktemp -d); then\n"
-            + "  if command -v curl >/dev/null; then\n"
-            // Options for one request; $c and the CA are fixed paths, so the words split safely.
-            + "    opts() { if [ \"$s\" = https ]; then echo \"-sS --connect-timeout 2 --max-time 3 --cacert " + ca + " --cert $c.crt --key $c.key\";"
+            // A curl that takes several requests in one run, in parallel (7.66 and later): else etcdctl.
+            + "  h=; command -v curl >/dev/null && curl -Z --next --version >/dev/null 2>&1 && h=1\n"
+            // Options for one curl request; $c and the CA are fixed paths, so the words split safely.
+            + "  opts() { if [ \"$s\" = https ]; then echo \"-sS --connect-timeout 2 --max-time 3 --cacert " + ca + " --cert $c.crt --key $c.key\";"
             + " else echo '-sS --connect-timeout 2 --max-time 3'; fi; }\n"
+            + "  if [ -n \"$h\" ]; then\n"
             + "    st() { u=$s://127.0.0.1:$port; curl $(opts) -X POST -d '{}' \"$u/v3/maintenance/status\" 2>/dev/null | tr -d '\\n' >\"$t/status\"; }\n"
             + "    st; if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
             + "  else\n"
@@ -213,7 +215,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "  sed -n 's/.*\"member_id\":\"\\{0,1\\}\\([0-9]*\\).*\"leader\":\"\\{0,1\\}\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
             + "  self= lead=; read -r self lead <\"$t/ids\"\n"
             + "  if " + asksForTheCluster + "; then\n"
-            + "    if command -v curl >/dev/null; then\n"
+            + "    if [ -n \"$h\" ]; then\n"
             + "      u=$s://127.0.0.1:$port\n"
             + "      curl -Z $(opts) -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
             + " --next $(opts) -X POST -d '{\"action\":\"GET\"}' -o \"$t/alarms\" \"$u/v3/maintenance/alarm\""
@@ -222,7 +224,13 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + " || curl $(opts) -X POST -d '{}' -o \"$t/members\" \"$u/v3/cluster/member/list\" 2>/dev/null\n"
             + "    else\n"
             + "      e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
+            + "      if command -v curl >/dev/null; then curl $(opts) \"$s://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
             + "      wait\n"
+            // etcdctl 3.5.13+ asks for the member list linearizably, which a member without quorum
+            // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
+            // from the gRPC gateway, serializable, when curl is there to ask.
+            + "      if [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
+            + " curl $(opts) -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" 2>/dev/null | tr -d '\\n' >\"$t/members\"; fi\n"
             + "    fi\n"
             + "  fi\n"
             + "  for k in status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(tr -d '\\n' <\"$t/$k\")\"; done\n"
