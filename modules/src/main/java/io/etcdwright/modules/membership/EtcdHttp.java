@@ -546,9 +546,9 @@ public final class EtcdHttp implements AutoCloseable {
                 out.write(body);
             } catch (IOException e) {
                 // Under TLS 1.3 a server refusing the client's certificate says so after the handshake:
-                // the write fails first, and only reading the answer shows the alert that explains it.
-                http.getResponseCode();
-                throw e;
+                // the write fails first ("Error writing request body", "Incomplete output stream"),
+                // and only reading what the server sent shows the alert that explains it.
+                throw sockets == null ? e : alertOf(base).orElse(e);
             }
         }
         int status = http.getResponseCode();
@@ -635,6 +635,25 @@ public final class EtcdHttp implements AutoCloseable {
             }
         }
         return shorten(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    }
+
+    /**
+     * The TLS alert the server at {@code base} sends after a handshake, if it sends one: a fresh
+     * handshake, then one read, as a TLS 1.3 server refuses a client's certificate only after it.
+     */
+    private Optional<IOException> alertOf(URI base) {
+        try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) sockets.createSocket()) {
+            int millis = (int) Math.max(1, timeout.toMillis());
+            socket.connect(new java.net.InetSocketAddress(base.getHost(), base.getPort()), millis);
+            socket.setSoTimeout(millis);
+            socket.startHandshake();
+            socket.getInputStream().read();
+            return Optional.empty();
+        } catch (SSLException e) {
+            return Optional.of(e);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     private static SSLSocketFactory socketFactory(TlsMaterial tls) {
