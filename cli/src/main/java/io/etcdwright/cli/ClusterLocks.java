@@ -94,7 +94,7 @@ final class ClusterLocks implements AutoCloseable {
             throw e;
         }
         try {
-            return take(desired, holder, deadline, workstation, out).withStore(stateLock);
+            return take(desired, holder, deadline, workstation, stateLock != null, out).withStore(stateLock);
         } catch (RuntimeException e) {
             if (stateLock != null) {
                 stateLock.close();
@@ -120,11 +120,13 @@ final class ClusterLocks implements AutoCloseable {
     }
 
     private static ClusterLocks take(DesiredState desired, LockHolder holder, long deadline, WorkstationLock workstation,
-                                     PrintWriter out) {
+                                     boolean storeHeld, PrintWriter out) {
         String cluster = desired.spec().name();
+        // With the state store's lock held, that lock decides between workstations when etcd cannot.
         Optional<Health.Access> access = access(desired);
         if (access.isEmpty()) {
-            out.println("Lock: held on this workstation (" + workstation.file() + "); the cluster has no client certificate yet");
+            out.println("Lock: held on this workstation (" + workstation.file() + ")" + (storeHeld ? " and in the state store" : "")
+                    + "; the cluster has no client certificate yet");
             return new ClusterLocks(workstation, null, null, null);
         }
         EtcdAdminClient client = null;
@@ -144,7 +146,8 @@ final class ClusterLocks implements AutoCloseable {
             return new ClusterLocks(workstation, client, etcd, access.get());
         } catch (ClusterLock.Unavailable | EtcdAdminException e) {
             closeQuietly(client);
-            out.println("Lock: held on this workstation only (" + workstation.file() + "): the cluster's etcd did not"
+            out.println("Lock: held on this workstation" + (storeHeld ? "" : " only") + " (" + workstation.file() + ")"
+                    + (storeHeld ? " and in the state store" : "") + ": the cluster's etcd did not"
                     + " take the lock (" + e.getMessage() + ")");
             return new ClusterLocks(workstation, null, null, null);
         } catch (ClusterLockedException e) {

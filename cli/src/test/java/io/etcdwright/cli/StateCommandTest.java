@@ -104,6 +104,31 @@ class StateCommandTest {
     }
 
     @Test
+    void stateEncryptedToARecipientIsOpenedWithItsPrivateKeyAndWithoutItIsNotListed() throws Exception {
+        // A recipient's key pair: an EC P-256 certificate and its PKCS#8 key, as openssl makes them.
+        Path alice = Files.createDirectories(dir.resolve("alice"));
+        CertificateAuthority.generate("alice", KeyAlgorithm.fromName("ecdsa-p256"), Duration.ofDays(3650), Clock.systemUTC())
+                .writeTo(alice);
+        Path recipients = Files.writeString(dir.resolve("recipients.yaml"), "cluster: {name: demo}\netcd: {version: 3.5.16}\n"
+                + "members: {hosts: [h1]}\nstate:\n  store: {type: directory, path: " + dir.resolve("store") + "}\n"
+                + "  encryption: {recipients: [alice/ca.crt], privateKey: {file: alice/ca.key}}\n");
+        String i = inventory.toString();
+        String f = recipients.toString();
+        assertEquals(0, as(first, "state", "push", "-i", i, "-f", f).code());
+        ClientEnvOutputTest.Run pull = as(second, "state", "pull", "-i", i, "-f", f);
+        assertEquals(0, pull.code(), pull.err());
+        assertEquals(Files.readString(first.resolve("clusters/demo/pki/ca.key")),
+                Files.readString(second.resolve("clusters/demo/pki/ca.key")));
+
+        Files.delete(alice.resolve("ca.key"));
+        ClientEnvOutputTest.Run show = as(dir.resolve("third"), "state", "show", "-i", i, "-f", f);
+        assertEquals(1, show.code(), show.out() + show.err());
+        assertTrue(show.out().contains("serial 1") && show.out().contains("files not listed:"), show.out());
+        assertTrue(show.out().contains("alice/ca.key") && show.out().contains("does not exist"), show.out());
+        assertFalse(show.out().contains("pki/ca.key"), "no file listed without the key: " + show.out());
+    }
+
+    @Test
     void anUnreachableStoreStopsACommandBeforeAnyHostIsContactedSayingWhatToDo() throws Exception {
         int closed;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -269,6 +269,7 @@ class SharedStateIT {
         assertEquals(0, phase2.exitCode(), phase2.all());
         assertTrue(phase2.all().contains("State: refreshed from"), phase2.all());
         assertTrue(phase2.out().contains("CA rotation 2/3"), phase2.out());
+        assertTrue(phase2.all().contains("a reader certificate was issued for read-only runners"), phase2.all());
         Cli.Run phase3 = as(second, "apply", "-i", INV, "-f", spec(), "--yes");
         assertEquals(0, phase3.exitCode(), phase3.all());
         assertTrue(phase3.out().contains("CA rotation 3/3"), phase3.out());
