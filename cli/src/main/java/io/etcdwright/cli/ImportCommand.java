@@ -11,7 +11,7 @@ import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.modules.adopt.ClusterImport;
 import io.etcdwright.modules.adopt.ForeignHost;
 import io.etcdwright.modules.membership.ClusterStatus;
-import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.EtcdHttp;
 import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.CertificateAuthority;
 import io.etcdwright.modules.pki.ClusterPki;
@@ -232,7 +232,7 @@ final class ImportCommand implements Callable<Integer> {
             }
             List<String> urls = readings.stream().map(r -> r.member().urls("advertise-client-urls").get(0).toString()).toList();
             ClusterStatus status;
-            try (EtcdAdminClient client = EtcdAdminClient.connect(urls, pki.caCertFile(), admin.cert(), admin.key(),
+            try (EtcdHttp client = EtcdHttp.connect(urls, pki.caCertFile(), admin.cert(), admin.key(),
                     Duration.ofSeconds(10))) {
                 status = client.status();
             }

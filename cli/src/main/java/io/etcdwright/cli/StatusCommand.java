@@ -8,14 +8,11 @@ import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.membership.ClusterStatus;
-import io.etcdwright.modules.membership.ClusterVersion;
-import io.etcdwright.modules.membership.Health;
-import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.EtcdHttp;
 import io.etcdwright.modules.membership.LearnerProgress;
 import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
-import io.etcdwright.modules.membership.ServedCertificates;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -62,20 +59,23 @@ final class StatusCommand implements Callable<Integer> {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
         List<MemberFacts.Alarm> alarms = List.of();
-        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(), timeout)) {
+        java.util.Optional<String> clusterVersion;
+        Map<String, OptionalLong> expiry = new LinkedHashMap<>();
+        // etcd's own HTTP endpoints (EtcdHttp): no gRPC machinery to start and stop for one look.
+        try (EtcdHttp client = EtcdHttp.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(), timeout)) {
             status = client.status();
             if (status.members().stream().anyMatch(MemberStatus::healthy)) {
                 alarms = client.alarms();
             }
+            // The minor every member speaks; during a minor upgrade it moves only once all run the newer.
+            clusterVersion = status.members().stream().filter(MemberStatus::healthy)
+                    .flatMap(m -> m.clientUrls().stream()).findFirst().flatMap(client::clusterVersion);
+            // What each member serves, from the handshake its Status came over (plain HTTP presents none).
+            java.time.Instant now = java.time.Instant.now();
+            status.members().stream().flatMap(m -> m.clientUrls().stream()).forEach(url -> expiry.put(url,
+                    client.servedCertificate(url).map(c -> OptionalLong.of(java.time.Duration.between(now,
+                            c.getNotAfter().toInstant()).toDays())).orElse(OptionalLong.empty())));
         }
-        // The minor every member speaks; during a minor upgrade it moves only once all run the newer.
-        java.util.Optional<String> clusterVersion = status.members().stream().filter(MemberStatus::healthy)
-                .flatMap(m -> m.clientUrls().stream()).findFirst()
-                .flatMap(url -> ClusterVersion.of(new Health.Access(pki.trustedCaFile(), admin.cert(), admin.key()), url, timeout));
-        // Plain HTTP endpoints (tls.transport.clients plaintext) present no certificate to ask about.
-        Map<String, OptionalLong> expiry = ServedCertificates.daysUntilExpiry(endpoints.stream()
-                        .filter(u -> u.startsWith("https://")).toList(), pki.trustedCaFile(), admin.cert(),
-                admin.key(), timeout);
         List<Map<String, Object>> rows = new ArrayList<>();
         List<String> order = desired.members().stream().map(m -> m.name()).toList();
         List<MemberStatus> sorted = new ArrayList<>(status.members());

@@ -4,8 +4,10 @@ import io.etcdwright.engine.ssh.RemoteCommand;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Builds the one script that runs every probe on a host, and splits its output back apart. */
 final class FactsScript {
@@ -24,6 +26,19 @@ final class FactsScript {
     static RemoteCommand command(List<? extends Probe<?>> probes) {
         StringBuilder script = new StringBuilder("export LC_ALL=C PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
         List<String> args = new ArrayList<>();
+        // Every probe's systemd units, asked of systemd once: the properties, then the unit names.
+        Set<String> units = new LinkedHashSet<>();
+        Set<String> properties = new LinkedHashSet<>(List.of("Id"));
+        for (Probe<?> probe : probes) {
+            for (Probe.UnitProperties unit : probe.units()) {
+                units.add(unit.unit());
+                properties.addAll(unit.properties());
+            }
+        }
+        args.add(String.join(",", properties));
+        args.add(Integer.toString(units.size()));
+        args.addAll(units);
+        script.append(UNITS);
         for (Probe<?> probe : probes) {
             List<String> own = probe.arguments();
             args.add(Integer.toString(own.size()));
@@ -38,6 +53,25 @@ final class FactsScript {
         script.append("echo \"").append(CLOCK).append("$(date +%s%3N)\"\n");
         return new RemoteCommand.StdinScript(script.toString(), args);
     }
+
+    /**
+     * $1 the properties to ask (comma-separated), $2 the number of units, then their names:
+     * {@code systemctl show} of all of them at once into {@code etcdwright_units} (its blocks, one a
+     * unit, apart by empty lines), and {@code unit_show UNIT PROPERTY,...} for the probes, which
+     * prints that unit's lines of those properties as {@code systemctl show UNIT -p ...} does.
+     * Without systemd it prints nothing, as systemctl did.
+     */
+    private static final String UNITS = """
+            p=$1 n=$2; shift 2
+            etcdwright_units=$(c=$# i=0
+              for a do [ "$i" -lt "$n" ] && set -- "$@" "$a"; i=$((i+1)); done
+              shift "$c"
+              [ "$#" -gt 0 ] && systemctl show --timestamp=us+utc -p "$p" -- "$@" 2>/dev/null)
+            shift "$n"
+            unit_show() { printf '%s\\n' "$etcdwright_units" | awk -v unit="$1" -v want=",$2," 'BEGIN { RS = ""; FS = "\\n" }
+              { hit = 0; for (i = 1; i <= NF; i++) if ($i == "Id=" unit) hit = 1
+                if (hit) for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); if (index(want, "," k ",")) print $i } }'; }
+            """;
 
     /** Takes this probe's argument count off the front. */
     private static final String OWN_ARGUMENTS = "n=$1; shift\n";

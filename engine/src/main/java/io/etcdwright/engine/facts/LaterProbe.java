@@ -25,6 +25,11 @@ public record LaterProbe<T>(Probe<T> probe, String unrecorded) implements Probe<
     }
 
     @Override
+    public List<UnitProperties> units() {
+        return probe.units();
+    }
+
+    @Override
     public Optional<String> outputWhenNotRecorded() {
         return Optional.of(unrecorded);
     }

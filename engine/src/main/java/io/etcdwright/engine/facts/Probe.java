@@ -32,6 +32,24 @@ public interface Probe<T> {
         return java.util.Optional.empty();
     }
 
+    /**
+     * The systemd units whose properties the script reads, and which: the facts script asks systemd
+     * once for every probe's units ({@code systemctl show}, a process and a D-Bus round trip, about
+     * 15 ms of a host's CPU each time), and the script reads them with
+     * {@code unit_show UNIT PROPERTY,...}, which prints what {@code systemctl show UNIT -p PROPERTY,...}
+     * would. None by default.
+     */
+    default java.util.List<UnitProperties> units() {
+        return java.util.List.of();
+    }
+
+    /** A unit and the properties of it a probe reads. */
+    record UnitProperties(String unit, java.util.List<String> properties) {
+        public UnitProperties {
+            properties = java.util.List.copyOf(properties);
+        }
+    }
+
     /** Turns the raw output into facts. Pure: no I/O. */
     T parse(String output);
 }

@@ -32,6 +32,10 @@ public final class SshConnections implements AutoCloseable {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     private final Map<Optional<Path>, JSch> clientsByKey = new ConcurrentHashMap<>();
 
+    static {
+        SshAlgorithms.useBouncyCastleCurves();
+    }
+
     public SshConnections(SshOptions options) {
         this.options = options;
         this.knownHosts = KnownHosts.read(options.knownHostsFile());
@@ -77,6 +81,7 @@ public final class SshConnections implements AutoCloseable {
         session.setConfig("cipher.c2s", preferGcm(session.getConfig("cipher.c2s")));
         session.setConfig("cipher.s2c", preferGcm(session.getConfig("cipher.s2c")));
         preferKnownKeyTypes(session, knownHosts.keyTypesFor(target.knownHostsName()));
+        SshAlgorithms.skipAvailabilityChecks(session);
         try {
             // Keepalives notice a host that died mid-run in 15 s instead of hanging forever.
             session.setServerAliveInterval(5000);

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.etcdwright.engine.facts.Probe.UnitProperties;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -85,6 +87,40 @@ class FactsScriptTest {
         RemoteCommand.StdinScript b = (RemoteCommand.StdinScript) FactsScript.command(benign);
         assertEquals(b.code(), a.code(), "the facts script is the same text whatever the values");
         host.assertArrivesLiterally(a, a.args());
+    }
+
+    record UnitsProbe(String name, String script, List<UnitProperties> units) implements Probe<String> {
+        @Override
+        public String parse(String output) {
+            return output.strip();
+        }
+    }
+
+    @Test
+    void systemdIsAskedOnceForEveryProbesUnitsAndEachReadsItsOwnProperties() throws Exception {
+        // What 'systemctl show --timestamp=us+utc -p Id,... -- etcd.service x.timer' prints: a block a unit.
+        String shown = "ActiveState=active\nId=etcd.service\nUnitFileState=enabled\nNRestarts=2\n\n"
+                + "UnitFileState=disabled\nActiveState=inactive\nId=x.timer\n";
+        String fake = "etcdwright_units='" + shown + "'\n";
+        List<UnitsProbe> probes = List.of(
+                new UnitsProbe("service", fake + "unit_show etcd.service ActiveState,UnitFileState",
+                        List.of(new UnitProperties("etcd.service", List.of("ActiveState", "UnitFileState")))),
+                new UnitsProbe("member", fake + "[ \"$(unit_show etcd.service ActiveState)\" = ActiveState=active ] && echo up",
+                        List.of(new UnitProperties("etcd.service", List.of("ActiveState")))),
+                new UnitsProbe("timer", fake + "unit_show x.timer UnitFileState | sed 's/^/timer_/'; unit_show y.timer ActiveState",
+                        List.of(new UnitProperties("x.timer", List.of("UnitFileState")))));
+        Map<String, String> sections = FactsScript.split(runFacts(probes));
+        assertEquals("ActiveState=active\nUnitFileState=enabled", sections.get("service").strip(),
+                "that unit's lines of those properties, in systemd's order");
+        assertEquals("up", sections.get("member").strip());
+        assertEquals("timer_UnitFileState=disabled", sections.get("timer").strip(), "a unit systemd did not show: nothing");
+
+        // The units and properties are arguments of the script (values, never its text), each unit once.
+        RemoteCommand.StdinScript command = (RemoteCommand.StdinScript) FactsScript.command(probes);
+        assertEquals(List.of("Id,ActiveState,UnitFileState", "2", "etcd.service", "x.timer"), command.args().subList(0, 4));
+        List<UnitsProbe> renamed = probes.stream().map(p -> new UnitsProbe(p.name(), p.script(), p.units().stream()
+                .map(u -> new UnitProperties("$(touch pwned).service", u.properties())).toList())).toList();
+        assertEquals(command.code(), ((RemoteCommand.StdinScript) FactsScript.command(renamed)).code());
     }
 
     @Test

@@ -7,11 +7,8 @@ import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.membership.ClusterVersion;
 import io.etcdwright.modules.membership.EtcdAdminException;
-import io.etcdwright.modules.membership.Failures;
 import io.etcdwright.modules.membership.Health;
-import io.etcdwright.modules.membership.TlsMaterial;
-import io.etcdwright.modules.backup.MemberRpc;
-import io.grpc.StatusRuntimeException;
+import io.etcdwright.modules.membership.EtcdHttp;
 
 import java.time.Duration;
 import java.util.List;
@@ -100,26 +97,27 @@ public sealed interface ClusterConditions extends Condition
         @Override
         public void verify(StepContext context) throws InterruptedException {
             long deadline = System.nanoTime() + within.toNanos();
-            TlsMaterial tls = access.tls();
             String last = "";
-            try (MemberRpc rpc = MemberRpc.connect(clientUrl, tls, Health.ATTEMPT_TIMEOUT);
+            try (EtcdHttp etcd = EtcdHttp.connect(access, List.of(clientUrl), Health.ATTEMPT_TIMEOUT);
                  Progress waiting = context.waiting("a write to commit through " + member)) {
                 while (true) {
                     long started = System.nanoTime();
                     try {
-                        rpc.leaseRoundTrip();
+                        etcd.leaseRoundTrip(clientUrl);
                         context.note("a write committed through " + member + " in "
                                 + (System.nanoTime() - started) / 1_000_000 + " ms");
                         return;
-                    } catch (StatusRuntimeException e) {
-                        last = e.getStatus().getCode() + (e.getStatus().getDescription() == null ? ""
-                                : ": " + e.getStatus().getDescription());
+                    } catch (EtcdHttp.Refused e) {
+                        last = e.getMessage();
                         waiting.waitingOn(last);
-                        if (Failures.refusedByLearner(e)) {
+                        if (e.byLearner()) {
                             // A learner takes no client writes at all; health already proved it serves.
                             context.note(member + " is a learner: it forwards no writes, so none is tried through it");
                             return;
                         }
+                    } catch (java.io.IOException e) {
+                        last = etcd.describe(e);
+                        waiting.waitingOn(last);
                     }
                     if (System.nanoTime() > deadline) {
                         throw new ConditionNotMetException("no write committed through " + member + " (" + clientUrl

@@ -10,7 +10,7 @@ import io.etcdwright.engine.ssh.SshException;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
 import io.etcdwright.modules.membership.ClusterStatus;
-import io.etcdwright.modules.membership.EtcdAdminClient;
+import io.etcdwright.modules.membership.EtcdHttp;
 import io.etcdwright.modules.membership.EtcdAdminException;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.membership.MemberStatus;
@@ -346,8 +346,7 @@ final class MembershipSteps {
     }
 
     private static ClusterStatus status(Health.Access access, Map<String, String> clientUrlOf) {
-        try (EtcdAdminClient client = EtcdAdminClient.connect(List.copyOf(clientUrlOf.values()), access.caCert(),
-                access.clientCert(), access.clientKey(), CALL_TIMEOUT)) {
+        try (EtcdHttp client = EtcdHttp.connect(access, List.copyOf(clientUrlOf.values()), CALL_TIMEOUT)) {
             return client.status();
         }
     }

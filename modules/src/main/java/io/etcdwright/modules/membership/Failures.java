@@ -143,6 +143,12 @@ public final class Failures {
         return String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
     }
 
+    /** A TLS failure (the handshake, a certificate) in one line, as {@link #describe} words it. */
+    static String describeTls(Throwable e) {
+        String tls = tls(e);
+        return shorten(tls == null ? "TLS handshake failed: " + e.getMessage() : tls);
+    }
+
     private static String tls(Throwable e) {
         for (Throwable c = e; c != null; c = c.getCause()) {
             if (c instanceof CertificateException) {

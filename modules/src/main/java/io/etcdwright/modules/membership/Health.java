@@ -1,6 +1,8 @@
 package io.etcdwright.modules.membership;
 
 import io.etcdwright.engine.plan.Progress;
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.EtcdLayout;
 
@@ -15,10 +17,11 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Health as etcd itself reports it, asked from the workstation through the etcd client library
- * with the cluster's admin certificate (the same path as {@code etcdwright status}): every
- * expected member answers its Status call and a linearizable read proves quorum. No command
- * line is built: member addresses never go near a shell.
+ * Health as etcd itself reports it, asked from the workstation over etcd's own HTTP endpoints
+ * ({@link EtcdHttp}) with the cluster's admin certificate (the same path as {@code etcdwright
+ * status}): every expected member answers its Status call, a linearizable read proves quorum, and
+ * each voting member passes its own readiness check. No command line is built: member addresses
+ * never go near a shell.
  */
 public final class Health {
     /** What one attempt may take, connecting included. */
@@ -59,8 +62,7 @@ public final class Health {
      * asks (a member with NOSPACE raised answers, serves reads and defragments; the alarm is why it runs).
      */
     public static Optional<String> problem(Access access, List<String> clientUrls, Duration timeout, boolean alarmsAllowed) {
-        try (EtcdAdminClient client = EtcdAdminClient.connect(clientUrls, access.caCert(), access.clientCert(),
-                access.clientKey(), timeout)) {
+        try (EtcdHttp client = EtcdHttp.connect(access, clientUrls, timeout)) {
             ClusterStatus status;
             try {
                 status = client.status();
@@ -69,7 +71,7 @@ public final class Health {
             }
             Optional<String> problem = problem(status, clientUrls, alarmsAllowed);
             if (problem.isEmpty()) {
-                return memberReadProblem(access, status, clientUrls, timeout);
+                return memberReadProblem(client, status, clientUrls);
             }
             if (status.quorum()) {
                 return problem;
@@ -77,43 +79,52 @@ public final class Health {
             // The cluster-wide read may have gone through the one member that is cut off from the
             // others (FaultsIT: "the cluster has no quorum" while two of three still had one): each
             // member's own read names it, or shows that none of them can serve.
-            Optional<String> reads = memberReadProblem(access, status, clientUrls, timeout);
+            Optional<String> reads = memberReadProblem(client, status, clientUrls);
             return Optional.of(problem.get() + reads.map(r -> "; " + r).orElse(""));
         }
     }
 
     /**
-     * Each voting member's own linearizable read, asked of that member alone and all at once. A
-     * member cut off from its peers still answers Status (and may still name the old leader for
-     * a while), and the cluster-wide read goes through the others; only a read through that
-     * member shows it cannot reach the leader. Learners serve no linearizable reads: skipped.
+     * Each member's own health, asked of that member alone and all at once ({@link #readCheck}): a
+     * voter's linearizable read, a learner's liveness. A member cut off from its peers still
+     * answers Status (and may still name the old leader for a while), and the cluster-wide read
+     * goes through the others; only a read through that member shows it cannot reach the leader.
      */
-    private static Optional<String> memberReadProblem(Access access, ClusterStatus status, List<String> clientUrls,
-                                                      Duration timeout) {
+    private static Optional<String> memberReadProblem(EtcdHttp client, ClusterStatus status, List<String> clientUrls) {
         List<java.util.concurrent.CompletableFuture<Optional<String>>> reads = new ArrayList<>();
         for (String url : clientUrls) {
-            boolean learner = status.members().stream()
-                    .anyMatch(m -> m.learner() && m.clientUrls().stream().map(Health::key).anyMatch(key(url)::equals));
-            if (!learner) {
-                // Named as status knows it, so the operator reads which member, not only an address.
-                String name = status.members().stream().filter(m -> m.clientUrls().stream().map(Health::key).anyMatch(key(url)::equals))
-                        .map(MemberStatus::name).filter(n -> !n.isEmpty()).findFirst().map(n -> "member " + n).orElse("member");
-                reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> memberRead(access, name, url, timeout)));
+            Optional<MemberStatus> member = status.members().stream()
+                    .filter(m -> m.clientUrls().stream().map(Health::key).anyMatch(key(url)::equals)).findFirst();
+            boolean learner = member.isPresent() && member.get().learner();
+            Optional<EtcdHttp.ReadCheck> check = readCheck(member.flatMap(MemberStatus::version), learner);
+            if (check.isEmpty()) {
+                continue;
             }
+            // Named as status knows it, so the operator reads which member, not only an address.
+            String name = member.map(MemberStatus::name).filter(n -> !n.isEmpty()).map(n -> "member " + n).orElse("member");
+            String what = learner ? " is not live: " : " cannot serve a linearizable read (cut off from the leader?): ";
+            reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> client.readProblem(url, check.get())
+                    .map(why -> name + " at " + url + what + why)));
         }
         List<String> problems = reads.stream().map(java.util.concurrent.CompletableFuture::join)
                 .flatMap(Optional::stream).toList();
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 
-    private static Optional<String> memberRead(Access access, String member, String url, Duration timeout) {
-        try (EtcdAdminClient one = EtcdAdminClient.connect(List.of(url), access.caCert(), access.clientCert(),
-                access.clientKey(), timeout)) {
-            return one.linearizableReadProblem()
-                    .map(why -> member + " at " + url + " cannot serve a linearizable read (cut off from the leader?): " + why);
-        } catch (EtcdAdminException e) {
-            return Optional.of(member + " at " + url + ": " + e.getMessage());
+    /**
+     * How a member's own health is asked, by the version it reported, as the catalogue says that
+     * version serves it: a voter's readiness ({@code /readyz}: a linearizable read, no corruption)
+     * where it has one, else a linearizable read through its gateway; a learner's liveness
+     * ({@code /livez}: its store serves) where it has one (its /readyz refuses learners from 3.5.19),
+     * else nothing beyond its Status answer, since a learner serves no linearizable reads.
+     */
+    static Optional<EtcdHttp.ReadCheck> readCheck(Optional<String> version, boolean learner) {
+        boolean livezAndReadyz = version.flatMap(Version::tryParse)
+                .map(v -> VersionCatalogue.builtIn().health(v).livezAndReadyz()).orElse(false);
+        if (learner) {
+            return livezAndReadyz ? Optional.of(EtcdHttp.ReadCheck.LIVEZ) : Optional.empty();
         }
+        return Optional.of(livezAndReadyz ? EtcdHttp.ReadCheck.READYZ : EtcdHttp.ReadCheck.LINEARIZABLE_RANGE);
     }
 
     /**

@@ -165,6 +165,11 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             }
 
             @Override
+            public java.util.List<UnitProperties> units() {
+                return java.util.List.of(new UnitProperties(EtcdLayout.UNIT, java.util.List.of("ActiveState")));
+            }
+
+            @Override
             public MemberFacts parse(String output) {
                 KeyValues kv = KeyValues.parse(output);
                 return new MemberFacts(kv.isTrue("data_dir"), kv.isTrue("member_data"),
@@ -178,13 +183,21 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
     }
 
     /**
-     * $1 the data directory, $2 the client port. The local member is asked with etcdctl and the
-     * member's own healthcheck client certificate on the host itself: these facts must not depend on whether the
-     * workstation can reach the client port. The four questions (its status, the member list,
-     * a linearizable health read, the alarms) go out at once, each bounded by short timeouts, so
-     * the cluster's own view costs about one etcdctl call; the answers are JSON on one line each.
-     * /version (cluster version) is asked with curl when the host has it, and so is the member
-     * list once more, serializably, when etcdctl could not get it (no quorum).
+     * $1 the data directory, $2 the client port. The local member is asked on the host itself, with
+     * the member's own healthcheck client certificate: these facts must not depend on whether the
+     * workstation can reach the client port. Every member says how it is (its status); what is the
+     * same for the whole cluster (the member list, a linearizable health read proving quorum, the
+     * alarms, the cluster version) is asked of the leader only, or of every member when none names
+     * a leader (a cluster without quorum). The answers are JSON on one line each.
+     *
+     * <p>With curl (7.66 or later, as Debian 11, Ubuntu 20.04 and RHEL 9 ship it), through etcd's own HTTP endpoints: the
+     * gRPC gateway (/v3/...) answers the same messages etcdctl prints, /health is the linearizable
+     * read with the alarms that {@code etcdctl endpoint health} makes, and the leader's four
+     * questions go out at once on one HTTP/2 connection: one TLS handshake and one process instead
+     * of five Go binaries starting, each with handshakes of its own (a third of a no-op plan's CPU
+     * on the hosts, measured). Without such a curl, etcdctl as before. The member list is asked
+     * linearizably (as etcdctl 3.5.13+ does; a server without the field ignores it), and once more
+     * serializably when that did not go through (no quorum): what a plan of a broken cluster needs.
      */
     /** Cluster-wide questions asked on the leader's host only, or on every host when none names a leader. */
     private static final String SCRIPT = script("[ -z \"$lead\" ] || [ \"$lead\" = 0 ] || [ \"$self\" = \"$lead\" ]");
@@ -192,6 +205,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
     private static final String SCRIPT_EVERYONE_ASKS = script("true");
 
     private static String script(String asksForTheCluster) {
+        String ca = EtcdLayout.pkiFile("ca.crt");
         return "d=$1 port=$2\n"
             + "[ -d \"$d\" ] && echo data_dir=1\n"
             + "[ -d \"$d/member\" ] && echo member_data=1\n"
@@ -204,36 +218,53 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // The scheme its config serves on loopback (https when both are, as while moving to TLS); the
             // other one too when that does not answer: a config written but not yet restarted into.
             + "s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE + " 2>/dev/null && s=https o=http\n"
-            + "if [ \"$(systemctl is-active " + EtcdLayout.UNIT + ")\" = active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; } && t=$(mktemp -d); then\n"
-            + "  e() { if [ \"$s\" = https ]; then ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
-            + " --cacert=" + EtcdLayout.pkiFile("ca.crt") + " --cert=\"$c.crt\""
+            + "if [ \"$(unit_show " + EtcdLayout.UNIT + " ActiveState)\" = ActiveState=active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; } && t=$(mktemp -d); then\n"
+            // A curl that takes several requests in one run, in parallel (7.66 and later): else etcdctl.
+            + "  h=; command -v curl >/dev/null && curl -Z --next --version >/dev/null 2>&1 && h=1\n"
+            // Options for one curl request; $c and the CA are fixed paths, so the words split safely.
+            + "  opts() { if [ \"$s\" = https ]; then echo \"-sS --connect-timeout 2 --max-time 3 --cacert " + ca + " --cert $c.crt --key $c.key\";"
+            + " else echo '-sS --connect-timeout 2 --max-time 3'; fi; }\n"
+            + "  if [ -n \"$h\" ]; then\n"
+            + "    st() { u=$s://127.0.0.1:$port; curl $(opts) -X POST -d '{}' \"$u/v3/maintenance/status\" 2>/dev/null | tr -d '\\n' >\"$t/status\"; }\n"
+            + "    st; if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
+            // Its storage version and any downgrade under way are in the server's own Status (the gateway's).
+            + "    cp \"$t/status\" \"$t/server_status\"\n"
+            + "  else\n"
+            + "    e() { if [ \"$s\" = https ]; then ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
+            + " --cacert=" + ca + " --cert=\"$c.crt\""
             + " --key=\"$c.key\" --dial-timeout=2s --command-timeout=3s \"$@\" -w json;"
             + " else ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"http://127.0.0.1:$port\""
             + " --dial-timeout=2s --command-timeout=3s \"$@\" -w json; fi 2>/dev/null | tr -d '\\n'; }\n"
-            + "  cu() { if [ \"$s\" = https ]; then curl -sS --max-time 3 --cacert " + EtcdLayout.pkiFile("ca.crt")
-            + " --cert \"$c.crt\" --key \"$c.key\" \"$@\"; else curl -sS --max-time 3 \"$@\"; fi 2>/dev/null | tr -d '\\n'; }\n"
-            // Every member says how it is; what is the same for the whole cluster (members, a
-            // linearizable read proving quorum, alarms, cluster version) is asked of the leader
-            // only, or of every member when none names a leader (a cluster without quorum): five
-            // hosts sharing a workstation's cores otherwise spend most of a plan here.
-            + "  e endpoint status >\"$t/status\"\n"
-            + "  if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
-            + "  sed -n 's/.*\"member_id\":\\([0-9]*\\).*\"leader\":\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
-            + "  self= lead=; read -r self lead <\"$t/ids\"\n"
+            + "    e endpoint status >\"$t/status\"\n"
+            + "    if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
             // Its storage version and any downgrade under way, as the server itself writes its Status
             // (the gateway): the etcdctl linked may be an older minor's, which drops those fields.
-            + "  if command -v curl >/dev/null; then cu -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\" >\"$t/server_status\" & fi\n"
-            + "  if " + asksForTheCluster + "; then\n"
-            + "    e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
-            + "    if command -v curl >/dev/null; then cu \"$s://127.0.0.1:$port/version\" >\"$t/versions\"; fi\n"
+            + "    if command -v curl >/dev/null; then curl $(opts) -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\""
+            + " 2>/dev/null | tr -d '\\n' >\"$t/server_status\"; fi\n"
             + "  fi\n"
-            + "  wait\n"
+            // The gateway quotes 64-bit numbers, etcdctl does not.
+            + "  sed -n 's/.*\"member_id\":\"\\{0,1\\}\\([0-9]*\\).*\"leader\":\"\\{0,1\\}\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
+            + "  self= lead=; read -r self lead <\"$t/ids\"\n"
+            + "  if " + asksForTheCluster + "; then\n"
+            + "    if [ -n \"$h\" ]; then\n"
+            + "      u=$s://127.0.0.1:$port\n"
+            + "      curl -Z $(opts) -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
+            + " --next $(opts) -X POST -d '{\"action\":\"GET\"}' -o \"$t/alarms\" \"$u/v3/maintenance/alarm\""
+            + " --next $(opts) -o \"$t/health\" \"$u/health\" --next $(opts) -o \"$t/versions\" \"$u/version\" 2>/dev/null\n"
+            + "      grep -q '\"header\"' \"$t/members\" 2>/dev/null"
+            + " || curl $(opts) -X POST -d '{}' -o \"$t/members\" \"$u/v3/cluster/member/list\" 2>/dev/null\n"
+            + "    else\n"
+            + "      e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
+            + "      if command -v curl >/dev/null; then curl $(opts) \"$s://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
+            + "      wait\n"
             // etcdctl 3.5.13+ asks for the member list linearizably, which a member without quorum
             // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
             // from the gRPC gateway, serializable, when curl is there to ask.
-            + "  if [ -f \"$t/members\" ] && [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
-            + " cu -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" >\"$t/members\"; fi\n"
-            + "  for k in status server_status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(cat \"$t/$k\")\"; done\n"
+            + "      if [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
+            + " curl $(opts) -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" 2>/dev/null | tr -d '\\n' >\"$t/members\"; fi\n"
+            + "    fi\n"
+            + "  fi\n"
+            + "  for k in status server_status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(tr -d '\\n' <\"$t/$k\")\"; done\n"
             + "  rm -rf -- \"$t\"\n"
             + "fi\n";
     }
@@ -245,13 +276,15 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
         try {
             JsonNode root = JSON.readTree(json);
             JsonNode first = root.isArray() ? root.path(0) : root;
-            JsonNode status = first.path("Status");
+            // etcdctl wraps each endpoint's answer; the gateway gives the StatusResponse itself.
+            JsonNode status = first.has("Status") ? first.path("Status") : first;
             JsonNode header = status.path("header");
             if (header.isMissingNode()) {
                 return Optional.empty();
             }
             return Optional.of(new LocalStatus(hex(header.path("member_id")), hex(header.path("cluster_id")),
-                    hex(status.path("leader")), status.path("version").asText(""),
+                    // No leader: etcdctl prints 0, the gateway leaves the zero out.
+                    status.has("leader") ? hex(status.path("leader")) : "0", status.path("version").asText(""),
                     status.path("dbSize").asLong(0), status.path("raftTerm").asLong(0),
                     status.path("raftIndex").asLong(0), status.path("isLearner").asBoolean(false),
                     status.path("raftAppliedIndex").asLong(0), texts(status.path("errors")),
@@ -296,7 +329,9 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
         JsonNode health = tree(healthJson);
         JsonNode first = health.isArray() ? health.path(0) : health;
         boolean healthy = first.path("health").asBoolean(false);
-        String healthError = healthy ? "" : first.path("error").asText(first.isMissingNode() ? "no answer" : "");
+        // etcdctl's endpoint health says "error"; etcd's /health says "reason" (its "health" a string).
+        String healthError = healthy ? "" : first.path(first.has("reason") ? "reason" : "error")
+                .asText(first.isMissingNode() ? "no answer" : "");
         List<Alarm> alarms = new ArrayList<>();
         for (JsonNode a : tree(alarmsJson).path("alarms")) {
             alarms.add(new Alarm(hex(a.path("memberID")), alarmType(a.path("alarm"))));

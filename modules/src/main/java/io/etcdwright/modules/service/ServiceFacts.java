@@ -17,6 +17,9 @@ import io.etcdwright.modules.EtcdLayout;
  */
 public record ServiceFacts(String activeState, boolean enabled, long restarts, boolean systemd, long startedMicros,
                            boolean needsDaemonReload) {
+    private static final java.util.List<String> PROPERTIES = java.util.List.of("ActiveState", "UnitFileState", "NRestarts",
+            "NeedDaemonReload", "ExecMainStartTimestamp");
+
     public static final Probe<ServiceFacts> PROBE = new Probe<>() {
         @Override
         public String name() {
@@ -25,14 +28,18 @@ public record ServiceFacts(String activeState, boolean enabled, long restarts, b
 
         @Override
         public String script() {
-            String unit = EtcdLayout.UNIT;
-            // One systemctl call for every property: each call is a D-Bus round trip on the host.
+            // systemd is asked once for every probe's units (Probe.units): each call is a process and a
+            // D-Bus round trip on the host.
             return "[ -d /run/systemd/system ] && echo systemd=1\n"
-                    + "s=$(systemctl show " + unit + " --timestamp=us+utc"
-                    + " -p ActiveState,UnitFileState,NRestarts,NeedDaemonReload,ExecMainStartTimestamp)\n"
+                    + "s=$(unit_show " + EtcdLayout.UNIT + " " + String.join(",", PROPERTIES) + ")\n"
                     + "echo \"$s\"\n"
                     + "t=$(echo \"$s\" | sed -n 's/^ExecMainStartTimestamp=//p')\n"
                     + "[ -n \"$t\" ] && echo \"started=$(date -d \"$t\" +%s.%6N)\"\n";
+        }
+
+        @Override
+        public java.util.List<UnitProperties> units() {
+            return java.util.List.of(new UnitProperties(EtcdLayout.UNIT, PROPERTIES));
         }
 
         @Override

@@ -37,4 +37,30 @@ class HealthTest {
                 + "the cluster has no quorum (a linearizable read did not go through)", problem);
         assertTrue(Health.problem(status, List.of("https://10.0.0.1:2379")).orElseThrow().contains("no quorum"));
     }
+
+    @Test
+    void eachMembersOwnCheckIsWhatItsVersionServes() {
+        // /readyz for a voter where the catalogue says the version has it (3.4.29, 3.5.11, every 3.6 and 3.7).
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.READYZ), Health.readCheck(Optional.of("3.5.16"), false));
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.READYZ), Health.readCheck(Optional.of("3.4.29"), false));
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.READYZ), Health.readCheck(Optional.of("3.6.0"), false));
+        // Before it, and when the member did not say: the gateway's linearizable read, on every version.
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.LINEARIZABLE_RANGE), Health.readCheck(Optional.of("3.5.10"), false));
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.LINEARIZABLE_RANGE), Health.readCheck(Optional.of("3.4.23"), false));
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.LINEARIZABLE_RANGE), Health.readCheck(Optional.empty(), false));
+        // A learner: /livez (its /readyz answers 503 from 3.5.19, its non_learner check), else its Status alone.
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.LIVEZ), Health.readCheck(Optional.of("3.5.19"), true));
+        assertEquals(Optional.of(EtcdHttp.ReadCheck.LIVEZ), Health.readCheck(Optional.of("3.7.1"), true));
+        assertEquals(Optional.empty(), Health.readCheck(Optional.of("3.4.23"), true));
+    }
+
+    @Test
+    void aFailedReadinessCheckIsNamedInEtcdsWords() {
+        // /readyz's 503 answer, as etcd 3.5 words it.
+        String body = "[+]data_corruption ok\n[+]serializable_read ok\n[-]linearizable_read failed: etcdserver: request timed out\n"
+                + "readyz check failed\n";
+        assertEquals("/readyz says linearizable_read failed: etcdserver: request timed out",
+                EtcdHttp.failedChecks(EtcdHttp.ReadCheck.READYZ, 503, body));
+        assertEquals("/livez says HTTP 404 404 page not found", EtcdHttp.failedChecks(EtcdHttp.ReadCheck.LIVEZ, 404, "404 page not found\n"));
+    }
 }

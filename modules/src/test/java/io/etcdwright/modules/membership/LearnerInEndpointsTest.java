@@ -48,7 +48,7 @@ class LearnerInEndpointsTest {
         adminCert = dir.resolve("admin.crt");
         adminKey = dir.resolve("admin.key");
         TestPki.client(ca, "etcdwright-admin", TestPki.ecKey()).write(adminCert, adminKey);
-        cluster = LocalEtcdCluster.start(etcd, EtcdAdminClientTest.version(etcd), dir, caCert, serverCert, serverKey, 1,
+        cluster = LocalEtcdCluster.start(etcd, EtcdHttpTest.version(etcd), dir, caCert, serverCert, serverKey, 1,
                 Duration.ofSeconds(60));
     }
 

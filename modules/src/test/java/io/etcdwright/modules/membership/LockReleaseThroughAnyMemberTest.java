@@ -28,7 +28,7 @@ class LockReleaseThroughAnyMemberTest {
     @Test
     void aLockIsReleasedThroughAnotherMemberWhenTheFirstDoesNotAnswer(@TempDir Path dir) throws Exception {
         Path etcd = EtcdBinary.locate(dir);
-        String version = EtcdAdminClientTest.version(etcd);
+        String version = EtcdHttpTest.version(etcd);
         TestPki.Issued ca = TestPki.ca("lock release test CA");
         Path caCert = dir.resolve("ca.crt");
         TestPki.writePem(caCert, ca.certificate());

@@ -73,6 +73,61 @@ class MemberFactsTest {
         assertFalse(c.healthy());
     }
 
+    /**
+     * Captured from etcd 3.5.16 on a testbed host, as the probe asks when the host has curl: the
+     * gateway's status (no Endpoint wrapper, 64-bit numbers quoted, zero values left out), member
+     * list, alarms, and /health. The same facts as etcdctl's answers give.
+     */
+    static final String GATEWAY = "status={\"header\":{\"cluster_id\":\"11233432158975423690\", \"member_id\":\"9930730263617043835\","
+            + " \"revision\":\"1\", \"raft_term\":\"2\"}, \"version\":\"3.5.16\", \"dbSize\":\"20480\","
+            + " \"leader\":\"9930730263617043835\", \"raftIndex\":\"148\", \"raftTerm\":\"2\", \"raftAppliedIndex\":\"148\","
+            + " \"dbSizeInUse\":\"16384\"}\n"
+            + "members={\"header\":{\"cluster_id\":\"11233432158975423690\", \"member_id\":\"9930730263617043835\", \"raft_term\":\"2\"},"
+            + " \"members\":[{\"ID\":\"8735698510229815760\", \"name\":\"h2\", \"peerURLs\":[\"https://10.77.4.12:2380\"],"
+            + " \"clientURLs\":[\"https://10.77.4.12:2379\"]}, {\"ID\":\"9930730263617043835\", \"name\":\"h1\","
+            + " \"peerURLs\":[\"https://10.77.4.11:2380\"], \"clientURLs\":[\"https://10.77.4.11:2379\"]}]}\n"
+            + "health={\"health\":\"true\",\"reason\":\"\"}\n"
+            + "alarms={\"header\":{\"cluster_id\":\"11233432158975423690\", \"member_id\":\"9930730263617043835\", \"revision\":\"1\","
+            + " \"raft_term\":\"2\"}, \"alarms\":[{\"memberID\":\"8735698510229815760\", \"alarm\":\"NOSPACE\"}]}\n"
+            + "versions={\"etcdserver\":\"3.5.16\",\"etcdcluster\":\"3.5.0\"}\n";
+
+    @Test
+    void readsEtcdsOwnHttpAnswersAsItReadsEtcdctls() {
+        MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("data_dir=1\n" + GATEWAY);
+        MemberFacts.LocalStatus s = f.status().orElseThrow();
+        assertEquals(new MemberFacts.LocalStatus("89d10a8f3b1d7d7b", "9be52b08042df4ca", "89d10a8f3b1d7d7b", "3.5.16",
+                20480, 2, 148, false, 148, java.util.List.of(), 16384), s);
+        assertTrue(s.isLeader());
+        MemberFacts.ClusterAnswer c = f.cluster().orElseThrow();
+        assertEquals("9be52b08042df4ca", c.clusterId());
+        assertEquals("89d10a8f3b1d7d7b", c.answeredBy());
+        assertEquals(2, c.raftTerm());
+        assertEquals(new MemberFacts.ListedMember("793b6f82e72841d0", "h2", java.util.List.of("https://10.77.4.12:2380"),
+                java.util.List.of("https://10.77.4.12:2379"), false), c.members().get(0));
+        assertTrue(c.healthy());
+        assertEquals("", c.healthError());
+        assertEquals(java.util.List.of(new MemberFacts.Alarm("793b6f82e72841d0", "NOSPACE")), c.alarms());
+        assertEquals(java.util.Optional.of("3.5.16"), c.serverVersion());
+        assertEquals(java.util.Optional.of("3.5.0"), c.clusterVersion());
+    }
+
+    @Test
+    void aLeaderlessStatusFromTheGatewayNamesNoLeaderAndHealthSaysWhy() {
+        // No leader: the gateway leaves the zero out; etcdctl printed "leader":0.
+        MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("status={\"header\":{\"cluster_id\":\"1\", \"member_id\":\"2\","
+                + " \"raft_term\":\"7\"}, \"version\":\"3.5.16\", \"dbSize\":\"20480\", \"raftIndex\":\"9\", \"raftTerm\":\"7\"}\n"
+                + "members={\"header\":{\"cluster_id\":\"1\", \"member_id\":\"2\", \"raft_term\":\"7\"}, \"members\":[]}\n"
+                + "health={\"health\":\"false\",\"reason\":\"RAFT NO LEADER\"}\n");
+        assertEquals("0", f.status().orElseThrow().leaderId());
+        assertFalse(f.status().orElseThrow().isLeader());
+        MemberFacts.ClusterAnswer c = f.cluster().orElseThrow();
+        assertFalse(c.healthy());
+        assertEquals("RAFT NO LEADER", c.healthError());
+        // A gRPC error through the gateway is no status at all, as etcdctl's empty answer was.
+        assertTrue(MemberFacts.probe(EtcdLayout.DEFAULT).parse("status={\"error\":\"etcdserver: request timed out\","
+                + " \"code\":14, \"message\":\"etcdserver: request timed out\"}\n").status().isEmpty());
+    }
+
     @Test
     void anUnhealthyReadKeepsEtcdctlsReason() {
         MemberFacts f = MemberFacts.probe(EtcdLayout.DEFAULT).parse("members=" + MEMBERS

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link MembershipChanges} against real etcd (three processes with mutual TLS on loopback, as in
- * {@link EtcdAdminClientTest}; the binary is found by {@link EtcdBinary}, and its absence fails
+ * {@link EtcdHttpTest}; the binary is found by {@link EtcdBinary}, and its absence fails
  * the test). The tests run in order on one cluster, as a resize 3 -> 4 -> 3 would: a learner is
  * added (twice, as an interrupted apply would), started, promoted when in sync, leadership moved,
  * members removed (twice).
@@ -49,7 +49,7 @@ class MembershipChangesTest {
         Path adminCert = dir.resolve("admin.crt");
         Path adminKey = dir.resolve("admin.key");
         TestPki.client(ca, "etcdwright-admin", TestPki.ecKey()).write(adminCert, adminKey);
-        cluster = LocalEtcdCluster.start(etcd, EtcdAdminClientTest.version(etcd), dir, caCert, serverCert, serverKey, 3,
+        cluster = LocalEtcdCluster.start(etcd, EtcdHttpTest.version(etcd), dir, caCert, serverCert, serverKey, 3,
                 Duration.ofSeconds(60));
         changes = MembershipChanges.connect(cluster.clientUrls(), caCert, adminCert, adminKey, TIMEOUT);
     }

@@ -19,7 +19,7 @@ public final class StatusMain {
         long t0 = System.nanoTime();
         ClusterStatus status;
         long connected;
-        try (EtcdAdminClient client = EtcdAdminClient.connect(Arrays.asList(args[0].split(",")),
+        try (EtcdHttp client = EtcdHttp.connect(Arrays.asList(args[0].split(",")),
                 Paths.get(args[1]), Paths.get(args[2]), Paths.get(args[3]),
                 Duration.ofMillis(Long.parseLong(args[4])))) {
             connected = System.nanoTime();

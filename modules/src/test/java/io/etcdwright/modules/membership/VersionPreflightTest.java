@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link VersionPreflight} against a real one-member etcd with mutual TLS (as {@link EtcdAdminClientTest}
+ * {@link VersionPreflight} against a real one-member etcd with mutual TLS (as {@link EtcdHttpTest}
  * runs it): it passes on a healthy member on a planned version and stops a version change for a
  * version not planned, a member that does not answer, a raised alarm, and enabled authentication
  * before 3.4 -> 3.5. In order: the alarm is disarmed before authentication is enabled.
@@ -48,7 +48,7 @@ class VersionPreflightTest {
     @BeforeAll
     static void start() throws Exception {
         Path etcd = EtcdBinary.locate(dir);
-        version = EtcdAdminClientTest.version(etcd);
+        version = EtcdHttpTest.version(etcd);
         TestPki.Issued ca = TestPki.ca("preflight test CA");
         Path caCert = dir.resolve("ca.crt");
         TestPki.writePem(caCert, ca.certificate());
@@ -76,7 +76,7 @@ class VersionPreflightTest {
     @Test
     @Order(1)
     void aHealthyMemberOnAPlannedVersionPasses() {
-        EtcdAdminClientTest.Notes notes = new EtcdAdminClientTest.Notes();
+        EtcdHttpTest.Notes notes = new EtcdHttpTest.Notes();
         preflight(access, Set.of(version, "9.9.9"), true).verify(notes);
         assertTrue(notes.notes.get(0).contains("m1 " + version), notes.notes.toString());
     }
@@ -85,7 +85,7 @@ class VersionPreflightTest {
     @Order(2)
     void aVersionThePlanWasNotMadeFromStopsIt() {
         ConditionNotMetException e = assertThrows(ConditionNotMetException.class,
-                () -> preflight(access, Set.of("3.3.0"), false).verify(new EtcdAdminClientTest.Notes()));
+                () -> preflight(access, Set.of("3.3.0"), false).verify(new EtcdHttpTest.Notes()));
         assertTrue(e.getMessage().contains("member m1 runs etcd " + version + ", not one of the versions"), e.getMessage());
         assertTrue(e.getMessage().contains("Nothing has been changed on any member"), e.getMessage());
     }
@@ -95,7 +95,7 @@ class VersionPreflightTest {
     void aMemberThatDoesNotAnswerStopsIt() {
         VersionPreflight withDeadMember = new VersionPreflight(access, Map.of("m1", cluster.clientUrls().get(0),
                 "gone", "https://127.0.0.1:1"), Set.of(version), false, "patch change");
-        ConditionNotMetException e = assertThrows(ConditionNotMetException.class, () -> withDeadMember.verify(new EtcdAdminClientTest.Notes()));
+        ConditionNotMetException e = assertThrows(ConditionNotMetException.class, () -> withDeadMember.verify(new EtcdHttpTest.Notes()));
         assertTrue(e.getMessage().contains("member gone at https://127.0.0.1:1 does not answer"), e.getMessage());
     }
 
@@ -105,12 +105,12 @@ class VersionPreflightTest {
         alarm(AlarmRequest.AlarmAction.ACTIVATE);
         try {
             ConditionNotMetException e = assertThrows(ConditionNotMetException.class,
-                    () -> preflight(access, Set.of(version), false).verify(new EtcdAdminClientTest.Notes()));
+                    () -> preflight(access, Set.of(version), false).verify(new EtcdHttpTest.Notes()));
             assertTrue(e.getMessage().contains("alarm NOSPACE is raised"), e.getMessage());
         } finally {
             alarm(AlarmRequest.AlarmAction.DEACTIVATE);
         }
-        preflight(access, Set.of(version), false).verify(new EtcdAdminClientTest.Notes());
+        preflight(access, Set.of(version), false).verify(new EtcdHttpTest.Notes());
     }
 
     /**
@@ -149,9 +149,9 @@ class VersionPreflightTest {
             client.getAuthClient().authEnable().get(10, TimeUnit.SECONDS);
         }
         ConditionNotMetException e = assertThrows(ConditionNotMetException.class,
-                () -> preflight(rootAccess, Set.of(version), true).verify(new EtcdAdminClientTest.Notes()));
+                () -> preflight(rootAccess, Set.of(version), true).verify(new EtcdHttpTest.Notes()));
         assertTrue(e.getMessage().contains("authentication is enabled"), e.getMessage());
-        preflight(rootAccess, Set.of(version), false).verify(new EtcdAdminClientTest.Notes());
+        preflight(rootAccess, Set.of(version), false).verify(new EtcdHttpTest.Notes());
     }
 
     private static void alarm(AlarmRequest.AlarmAction action) throws Exception {

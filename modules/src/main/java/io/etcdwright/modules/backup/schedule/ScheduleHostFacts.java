@@ -55,8 +55,8 @@ public record ScheduleHostFacts(boolean probed, Set<String> tools, boolean timer
             echo probed=1
             for t in bash curl openssl gzip sftp ssh; do command -v "$t" >/dev/null 2>&1 && echo "tool_$t=1"; done
             for t in etcdctl etcdutl; do [ -x "/usr/local/bin/$t" ] && echo "tool_$t=1"; done
-            systemctl show "$1" -p UnitFileState,ActiveState 2>/dev/null | sed 's/^/timer_/'
-            systemctl show "$2" -p Result,NeedDaemonReload 2>/dev/null | sed 's/^/service_/'
+            unit_show "$1" UnitFileState,ActiveState | sed 's/^/timer_/'
+            unit_show "$2" Result,NeedDaemonReload | sed 's/^/service_/'
             for f in last-run last-success; do
               [ -f "$3/$f.json" ] && { printf '%s=' "$f"; head -c 4096 "$3/$f.json" | base64 -w0; echo; }
             done
@@ -85,6 +85,12 @@ public record ScheduleHostFacts(boolean probed, Set<String> tools, boolean timer
             @Override
             public List<String> arguments() {
                 return List.of(job.timer(), job.service(), job.stateDir());
+            }
+
+            @Override
+            public List<UnitProperties> units() {
+                return List.of(new UnitProperties(job.timer(), List.of("UnitFileState", "ActiveState")),
+                        new UnitProperties(job.service(), List.of("Result", "NeedDaemonReload")));
             }
 
             @Override

@@ -35,7 +35,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.cluster.Member;
 
 /**
- * {@link EtcdAdminClient} against real etcd: three etcd processes with mutual TLS on clients and
+ * {@link EtcdHttp} (what {@code status} and apply's health checks ask) against real etcd: three etcd processes with mutual TLS on clients and
  * peers ({@code --client-cert-auth --peer-client-cert-auth}), bound to 127.0.0.1 only, with
  * certificates this test makes with BouncyCastle. No mocks.
  *
@@ -51,7 +51,7 @@ import io.etcd.jetcd.cluster.Member;
  * (and by a shutdown hook), whatever happened.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class EtcdAdminClientTest {
+class EtcdHttpTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
     /** 'etcdwright status --timeout' by default. */
     private static final Duration STATUS_DEFAULT_TIMEOUT = Duration.ofSeconds(5);
@@ -216,8 +216,8 @@ class EtcdAdminClientTest {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         // The deadline 'etcdwright status' has by default (--timeout 5), not this class's 2 s: a cold
-        // JVM's first call also loads gRPC, netty and the TLS stack, which took over 2 s when other
-        // work held both cores (load average 14). Proving the cold path works is this test's job;
+        // JVM's first call also loads the TLS stack, which can take seconds when other work holds
+        // both cores. Proving the cold path works is this test's job;
         // how fast it is, is measured and printed below, not asserted.
         List<String> command = List.of(java.toString(), "-cp", classpath, StatusMain.class.getName(),
                 String.join(",", cluster.clientUrls()), ca.toString(), adminCert.toString(), adminKey.toString(),
@@ -309,7 +309,7 @@ class EtcdAdminClientTest {
             Duration timeout = Duration.ofSeconds(1);
             long t0 = System.nanoTime();
             EtcdUnreachableException e = assertThrows(EtcdUnreachableException.class, () -> {
-                try (EtcdAdminClient client = EtcdAdminClient.connect(List.of(url), ca, adminCert, adminKey, timeout)) {
+                try (EtcdHttp client = EtcdHttp.connect(List.of(url), ca, adminCert, adminKey, timeout)) {
                     client.status();
                 }
             });
@@ -480,7 +480,7 @@ class EtcdAdminClientTest {
     // ---- helpers ----
 
     private static ClusterStatus status(List<String> endpoints, Path cert, Path key) {
-        try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, ca, cert, key, TIMEOUT)) {
+        try (EtcdHttp client = EtcdHttp.connect(endpoints, ca, cert, key, TIMEOUT)) {
             return client.status();
         }
     }
