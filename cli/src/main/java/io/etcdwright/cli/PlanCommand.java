@@ -64,10 +64,21 @@ final class PlanCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (this.out != null) {
+            // 'apply PLAN' reads the inputs again to prove them unchanged: a pipe gives its text once.
+            for (Path given : new Path[] {input.inventory, input.spec}) {
+                if (io.etcdwright.engine.source.PipedInput.isPipe(given)) {
+                    spec.commandLine().getErr().println("error: " + given + " is a pipe, and a saved plan is applied by reading"
+                            + " its input files again; write the input to a file (mode 0600 if it holds secrets) to use --out,"
+                            + " or plan and apply without saving the plan");
+                    return Main.ERROR;
+                }
+            }
+        }
         Plan plan;
         if (facts != null) {
             // Offline: the recorded facts stand for the hosts; no connection is opened at all.
-            DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+            DesiredState desired = DesiredStateLoader.loadOffline(input.inventory, input.spec);
             EtcdLayout layout = Layouts.of(desired);
             EtcdProbes probes = EtcdProbes.of(layout);
             ClusterRun.Facts recorded = FactsFile.load(facts, desired.spec().name(),

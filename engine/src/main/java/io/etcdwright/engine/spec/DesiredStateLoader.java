@@ -25,8 +25,20 @@ public final class DesiredStateLoader {
      * @throws InvalidInputException with every problem (warnings too) if any is an error
      */
     public static DesiredState load(Path inventoryFile, Path specFile) {
+        return load(inventoryFile, specFile, false);
+    }
+
+    /**
+     * As {@link #load(Path, Path)} for a run that contacts no host ({@code plan --facts}): the
+     * inventory's known_hosts file need not exist.
+     */
+    public static DesiredState loadOffline(Path inventoryFile, Path specFile) {
+        return load(inventoryFile, specFile, true);
+    }
+
+    private static DesiredState load(Path inventoryFile, Path specFile, boolean offline) {
         Problems problems = new Problems();
-        InventoryLoader.Outcome inventoryOutcome = InventoryLoader.read(inventoryFile);
+        InventoryLoader.Outcome inventoryOutcome = InventoryLoader.read(inventoryFile, offline);
         problems.addAll(inventoryOutcome.problems());
         Optional<ClusterSpecLoader.Read> spec = ClusterSpecLoader.read(specFile, problems);
 
