@@ -41,6 +41,14 @@ public interface Store extends AutoCloseable {
     /** Removes {@code key}; removing an absent key is no error. */
     void delete(String key) throws IOException;
 
+    /**
+     * How many reads may run at once on this store (listing a store reads one meta per backup): an
+     * S3 bucket serves many requests side by side, a single SFTP channel one at a time.
+     */
+    default int concurrentReads() {
+        return 1;
+    }
+
     @Override
     void close() throws IOException;
 
