@@ -25,7 +25,7 @@ public final class DesiredStateLoader {
      * @throws InvalidInputException with every problem (warnings too) if any is an error
      */
     public static DesiredState load(Path inventoryFile, Path specFile) {
-        return load(inventoryFile, specFile, false);
+        return load(inventoryFile, specFile, VersionRules.installed());
     }
 
     /**
@@ -33,14 +33,22 @@ public final class DesiredStateLoader {
      * inventory's known_hosts file need not exist.
      */
     public static DesiredState loadOffline(Path inventoryFile, Path specFile) {
-        return load(inventoryFile, specFile, true);
+        return load(inventoryFile, specFile, VersionRules.installed(), true);
     }
 
-    private static DesiredState load(Path inventoryFile, Path specFile, boolean offline) {
+    /**
+     * @param rules what the spec's etcd release makes of its version and settings
+     * @throws InvalidInputException with every problem (warnings too) if any is an error
+     */
+    public static DesiredState load(Path inventoryFile, Path specFile, VersionRules rules) {
+        return load(inventoryFile, specFile, rules, false);
+    }
+
+    private static DesiredState load(Path inventoryFile, Path specFile, VersionRules rules, boolean offline) {
         Problems problems = new Problems();
         InventoryLoader.Outcome inventoryOutcome = InventoryLoader.read(inventoryFile, offline);
         problems.addAll(inventoryOutcome.problems());
-        Optional<ClusterSpecLoader.Read> spec = ClusterSpecLoader.read(specFile, problems);
+        Optional<ClusterSpecLoader.Read> spec = ClusterSpecLoader.read(specFile, problems, rules);
 
         List<Member> members = List.of();
         Optional<Inventory> inventory = inventoryOutcome.inventory();
