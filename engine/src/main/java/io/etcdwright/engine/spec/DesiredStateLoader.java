@@ -33,7 +33,12 @@ public final class DesiredStateLoader {
      * inventory's known_hosts file need not exist.
      */
     public static DesiredState loadOffline(Path inventoryFile, Path specFile) {
-        return load(inventoryFile, specFile, VersionRules.installed(), true);
+        return loadOffline(inventoryFile, specFile, VersionRules.installed());
+    }
+
+    /** As {@link #loadOffline(Path, Path)}, with {@code rules}. */
+    public static DesiredState loadOffline(Path inventoryFile, Path specFile, VersionRules rules) {
+        return load(inventoryFile, specFile, rules, true);
     }
 
     /**

@@ -95,7 +95,7 @@ class DesiredStateLoaderTest {
                 + " does not exist"), problems(inventory, SPEC).stream().map(p -> p.replaceAll(" \\(looked for.*", "")
                 .replaceAll("; to trust.*", "")).toList());
         DesiredState offline = DesiredStateLoader.loadOffline(Fixtures.write(dir, "hosts.yaml", inventory),
-                Fixtures.write(dir, "demo.yaml", SPEC));
+                Fixtures.write(dir, "demo.yaml", SPEC), SupportFloorRules.RULES);
         assertEquals(dir.resolve("known_hosts"), offline.inventory().knownHostsFile().orElseThrow());
     }
 
