@@ -334,6 +334,16 @@ class PlannerScenarioTest {
         assertTrue(refused.refusals().get(0).whatToDo().contains("give member h3 a new host"), refused.refusals().toString());
     }
 
+    /** Every member host switched off: one refusal each, naming why, never an error from facts that are not there. */
+    @Test
+    void everyMemberHostUnreachableIsARefusalPerHost() {
+        Plan plan = scenarios.plan(new Scenario("converged", "three"), facts -> new ClusterRun.Facts(facts.reports(),
+                facts.addresses(), java.util.Map.of(), java.util.Map.of("h1", "connection timed out", "h2", "connection timed out",
+                "h3", "connection timed out"), Optional.empty()));
+        assertEquals(List.of("refused unreachable-host: h1", "refused unreachable-host: h2", "refused unreachable-host: h3"),
+                shape(plan));
+    }
+
     @Test
     void aMembershipChangeWithoutQuorumIsRefusedNamingTheMembers() {
         Plan plan = plan(new Scenario("h2-h3-stopped", "h1-h4"));

@@ -501,6 +501,9 @@ public final class ConvergePlanner {
     /** Reuse the token the cluster was bootstrapped with; a new token only for a new cluster. */
     private static Optional<String> existingToken(Inputs in) {
         for (Member m : in.desired().members()) {
+            if (!in.facts().containsKey(m.host().name())) {
+                continue; // unreachable: refused further on, with the reason
+            }
             Optional<String> token = in.facts().get(m.host().name()).file(EtcdLayout.CONFIG_FILE).content()
                     .flatMap(EtcdConfigFile::tokenIn);
             if (token.isPresent()) {
