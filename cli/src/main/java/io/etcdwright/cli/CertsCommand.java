@@ -36,7 +36,8 @@ import java.util.concurrent.Callable;
         "it is the workstation's certificate, and whether its key file (never read off the host: its public half is derived",
         "there with openssl) belongs to it.",
         "Exits 2 when a certificate expires within --expiring-within days (for CI and monitoring), 1 when a host could",
-        "not be read or a certificate is damaged, 0 otherwise."})
+        "not be read or a certificate is damaged, 0 otherwise."},
+        subcommands = {CertsIssueReaderCommand.class})
 final class CertsCommand implements Callable<Integer> {
     /** The version of {@code -o json}'s document (schemas/certs.schema.json); raised when a field changes meaning. */
     static final int JSON_VERSION = 1;
@@ -104,6 +105,11 @@ final class CertsCommand implements Callable<Integer> {
                 out.println(Json.write(document(run.desired.spec().name(), entries, unreachable, now, within)));
             } else {
                 text(entries, unreachable, now, within).forEach(out::println);
+                if (pki.readOnly()) {
+                    out.println("read-only runner: the PKI's own copies (the members' issued certificates, admin,"
+                            + " kube-apiserver) are not here, so no host copy was compared with them; each was read as"
+                            + " the host holds it");
+                }
             }
             return exitCode(entries, unreachable, now, within);
         }

@@ -108,7 +108,8 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
             out.println();
             long start = System.nanoTime();
             // Every inventory host: an old member's host the spec no longer lists is stopped there.
-            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out)).run(plan);
+            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out))
+                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             if (!recap.succeeded()) {
                 err.println("Restore did not finish: see the failed steps above. Fix the cause and run the same restore again:"

@@ -56,7 +56,8 @@ final class StatusCommand implements Callable<Integer> {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         var layout = Layouts.of(desired);
         ClusterPki pki = Pkis.of(desired);
-        ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+        // The admin's pair, or on a read-only runner the reader's (etcd with authentication off serves both alike).
+        ClusterPki.LocalPair admin = pki.accessPair();
         List<String> endpoints = Endpoints.clientUrls(desired.members(), layout);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
@@ -107,9 +108,15 @@ final class StatusCommand implements Callable<Integer> {
             backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
             defrags.ifPresent(d -> io.etcdwright.modules.maintenance.DefragRuns.text(d).forEach(out::println));
             rotation.ifPresent(r -> out.println(caRotationText(r)));
+            if (pki.readOnly()) {
+                out.println(READ_ONLY_NOTE);
+            }
         }
         return allHealthy ? Main.OK : Main.ERROR;
     }
+
+    static final String READ_ONLY_NOTE = "read-only runner: asked with the reader certificate " + "(CN "
+            + io.etcdwright.modules.pki.ClusterPki.READER_CN + "); not shown without the PKI: the CA rotation's records";
 
     /**
      * The CA rotation under way as the workstation records it (each apply records the phase it has

@@ -108,6 +108,21 @@ class RecoveryBackupsTest {
             }
 
             @Override
+            public Optional<Versioned> read(String key) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public String putIfVersion(String key, byte[] content, Optional<String> expected) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void deleteIfVersion(String key, String expected) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
             public void close() {
             }
         };

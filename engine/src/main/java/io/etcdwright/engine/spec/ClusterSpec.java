@@ -12,9 +12,17 @@ import java.util.Optional;
  * @param backup  empty when the spec has no backup section
  * @param clients which hosts hold the admin and kube-apiserver client keys (none unless named)
  * @param maintenance scheduled maintenance (defragmentation); {@link Maintenance#NONE} when the spec has none
+ * @param state   where the PKI and records are shared (docs/state.md); empty: on this workstation only
  */
 public record ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
-                          Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance) {
+                          Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance,
+                          Optional<StateSettings> state) {
+
+    /** A spec without a state section. */
+    public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
+                       Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance) {
+        this(file, name, members, etcd, artifacts, tls, backup, clients, maintenance, Optional.empty());
+    }
 
     /** A spec without a maintenance section. */
     public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
@@ -32,5 +40,6 @@ public record ClusterSpec(Path file, String name, Members members, EtcdSettings 
         Objects.requireNonNull(backup, "backup");
         Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(maintenance, "maintenance");
+        Objects.requireNonNull(state, "state");
     }
 }

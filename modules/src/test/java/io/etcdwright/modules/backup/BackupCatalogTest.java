@@ -182,6 +182,21 @@ class BackupCatalogTest {
         }
 
         @Override
+        public java.util.Optional<Versioned> read(String key) throws IOException {
+            return inner.read(key);
+        }
+
+        @Override
+        public String putIfVersion(String key, byte[] content, java.util.Optional<String> expected) throws IOException {
+            return inner.putIfVersion(key, content, expected);
+        }
+
+        @Override
+        public void deleteIfVersion(String key, String expected) throws IOException {
+            inner.deleteIfVersion(key, expected);
+        }
+
+        @Override
         public int concurrentReads() {
             return concurrent;
         }
@@ -229,6 +244,23 @@ class BackupCatalogTest {
         @Override
         public java.io.InputStream open(String key) throws IOException {
             return inner.open(key);
+        }
+
+        @Override
+        public java.util.Optional<Versioned> read(String key) throws IOException {
+            return inner.read(key);
+        }
+
+        @Override
+        public String putIfVersion(String key, byte[] content, java.util.Optional<String> expected) throws IOException {
+            check(key);
+            return inner.putIfVersion(key, content, expected);
+        }
+
+        @Override
+        public void deleteIfVersion(String key, String expected) throws IOException {
+            check(key);
+            inner.deleteIfVersion(key, expected);
         }
 
         @Override
