@@ -113,10 +113,12 @@ class OfflinePlanIT {
             if (command.equals("plan")) {
                 Files.delete(Path.of(INV).resolveSibling("known_hosts")); // validate checks it; an offline plan needs none
             }
-            Process piped = new ProcessBuilder("bash", "-c", "exec \"$0\" " + command + " -i \"$1\" -f <(cat \"$2\")"
+            ProcessBuilder launcher = new ProcessBuilder("bash", "-c", "exec \"$0\" " + command + " -i \"$1\" -f <(cat \"$2\")"
                     + (command.equals("plan") ? " --facts \"$3\" -o json" : ""),
                     Testbed.ROOT.resolve("bin/etcdwright").toString(), INV, f, drifted.toString())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                    .redirectError(ProcessBuilder.Redirect.INHERIT);
+            launcher.environment().put("ETCDWRIGHT_HOME", HOSTS.home().toString()); // the PKI the live plans used
+            Process piped = launcher.start();
             String out = new String(piped.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             assertEquals(0, piped.waitFor(), command + " -f <(cat spec): " + out);
             if (command.equals("plan")) {
