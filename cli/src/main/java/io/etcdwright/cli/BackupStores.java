@@ -58,6 +58,19 @@ final class BackupStores {
         }
     }
 
+    /**
+     * Opens it over connections a command already holds (the SFTP store's host through the run's
+     * SSH connections, left open when the store closes).
+     */
+    static Store open(BackupStore store, DesiredState desired, SshConnections connections) {
+        if (!(store instanceof BackupStore.Sftp sftp)) {
+            return open(store, desired, (ConnectionOptions) null);
+        }
+        InventoryHost host = desired.inventory().host(sftp.host()).orElseThrow(() -> new UsageProblem("the SFTP store's host "
+                + sftp.host() + " is not in " + desired.inventory().file()));
+        return new SftpStore(connections.session(Hosts.target(host)), sftp.path());
+    }
+
     /** An SFTP store that closes the SSH connection it was opened on. */
     private record SftpOverOwnConnection(Store store, SshConnections connections) implements Store {
         @Override

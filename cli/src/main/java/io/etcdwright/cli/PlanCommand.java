@@ -64,10 +64,21 @@ final class PlanCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (this.out != null) {
+            // 'apply PLAN' reads the inputs again to prove them unchanged: a pipe gives its text once.
+            for (Path given : new Path[] {input.inventory, input.spec}) {
+                if (io.etcdwright.engine.source.PipedInput.isPipe(given)) {
+                    spec.commandLine().getErr().println("error: " + given + " is a pipe, and a saved plan is applied by reading"
+                            + " its input files again; write the input to a file (mode 0600 if it holds secrets) to use --out,"
+                            + " or plan and apply without saving the plan");
+                    return Main.ERROR;
+                }
+            }
+        }
         Plan plan;
         if (facts != null) {
             // Offline: the recorded facts stand for the hosts; no connection is opened at all.
-            DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+            DesiredState desired = DesiredStateLoader.loadOffline(input.inventory, input.spec);
             EtcdLayout layout = Layouts.of(desired);
             EtcdProbes probes = EtcdProbes.of(layout);
             ClusterRun.Facts recorded = FactsFile.load(facts, desired.spec().name(),
@@ -105,7 +116,9 @@ final class PlanCommand implements Callable<Integer> {
     /** As {@link #make(ClusterRun, boolean, boolean, ConvergePlanner.Timeouts)}, a new cluster bootstrapping with {@code token}. */
     static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts,
                      Optional<String> newClusterToken) {
-        return plan(run.desired, run.layout, run.gatherWithClientHosts(), snapshot, allowDowntime, timeouts, true, newClusterToken);
+        return plan(run.desired, run.layout, run.gatherWithClientHosts(), snapshot, allowDowntime, timeouts, true, newClusterToken,
+                new RecoveryBackups(run.desired, store -> BackupStores.open(store, run.desired, run.connections),
+                        RecoveryBackups.BOUND));
     }
 
     /**
@@ -116,12 +129,14 @@ final class PlanCommand implements Callable<Integer> {
      */
     static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
                      boolean allowDowntime, ConvergePlanner.Timeouts timeouts, boolean askReleaseSource) {
-        return plan(desired, layout, facts, snapshot, allowDowntime, timeouts, askReleaseSource, Optional.empty());
+        return plan(desired, layout, facts, snapshot, allowDowntime, timeouts, askReleaseSource, Optional.empty(),
+                io.etcdwright.modules.backup.BackupsSeen.Lookup.notLooked("the plan is made offline, from recorded facts"));
     }
 
+    /** @param backups what the backup stores hold, asked only when the cluster lost quorum (a restore is then a way out) */
     static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
                      boolean allowDowntime, ConvergePlanner.Timeouts timeouts, boolean askReleaseSource,
-                     Optional<String> newClusterToken) {
+                     Optional<String> newClusterToken, io.etcdwright.modules.backup.BackupsSeen.Lookup backups) {
         ClusterPki pki = Pkis.of(desired);
         Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(desired.spec().name())) : Optional.empty();
         ReleaseCache releases = new ReleaseCache(EtcdwrightHome.releaseCache());
@@ -130,7 +145,7 @@ final class PlanCommand implements Callable<Integer> {
                 new PendingStops(EtcdwrightHome.removedHostsDir(desired.spec().name())), timeouts, java.time.Instant.now(),
                 new ConvergePlanner.VersionOptions(allowDowntime,
                         askReleaseSource ? offers(desired, facts, releases) : VersionChange.PatchOffers.NONE))
-                .withNewClusterToken(newClusterToken).withClientHosts(facts.clientHosts()));
+                .withNewClusterToken(newClusterToken).withClientHosts(facts.clientHosts()).withBackups(backups));
     }
 
     /**

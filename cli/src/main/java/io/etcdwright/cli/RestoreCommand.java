@@ -10,6 +10,7 @@ import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.restore.InvalidSnapshotException;
 import io.etcdwright.modules.restore.RestoreMarker;
+import io.etcdwright.modules.cluster.PendingStops;
 import io.etcdwright.modules.restore.RestorePlanner;
 import io.etcdwright.modules.restore.SnapshotSource;
 import picocli.CommandLine.Command;
@@ -89,9 +90,12 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
                 return Main.ERROR;
             }
             ClusterRun.Facts facts = run.gather();
-            Plan plan = RestorePlanner.plan(new RestorePlanner.Inputs(run.desired, run.layout, facts.byHost(),
+            RestorePlanner.Inputs inputs = new RestorePlanner.Inputs(run.desired, run.layout, facts.byHost(),
                     facts.unreachable(), markers(run), run.pki(), new ReleaseCache(EtcdwrightHome.releaseCache()), source,
-                    skipHashCheck, name + "-restore-" + randomHex(), Instant.now(), waits.timeouts()));
+                    skipHashCheck, name + "-restore-" + randomHex(), Instant.now(), waits.timeouts());
+            // The cluster it replaces, as its members see it: old members on hosts the spec no longer lists are stopped.
+            Plan plan = RestorePlanner.plan(facts.cluster().map(c -> inputs.replacing(c,
+                    new PendingStops(EtcdwrightHome.removedHostsDir(name)))).orElse(inputs));
             PlanPrinter.text(plan, false, out);
             if (plan.isRefused()) {
                 err.println("Not restored: see above. Nothing was changed.");
@@ -103,7 +107,8 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
             }
             out.println();
             long start = System.nanoTime();
-            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out))
+            // Every inventory host: an old member's host the spec no longer lists is stopped there.
+            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out))
                     .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             if (!recap.succeeded()) {

@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  *                                   a.b.* for any field under a.b (keys with odd characters); * for any or none
  * reported-in: spec                 optional: the error is in this file, not the broken one (a clash between them)
  * message: integer                  a word or two the message must contain (case-insensitive)
- * given: directory                  optional: the broken path is a directory, or a dangling-symlink
+ * given: directory                  optional: the broken path is a directory, a dangling-symlink, or a
+ *                                   pipe (a FIFO the body is written into, as -f <(sops -d ...) gives)
  * setup: file NAME TEXT             optional, repeatable: mkdir NAME, file NAME TEXT (\n escapes), symlink NAME TARGET
  * ====
  * the broken file

@@ -182,6 +182,10 @@ class BadInputCorpusTest {
                 Files.deleteIfExists(broken);
                 Files.createSymbolicLink(broken, dir.resolve("nothing-here"));
             }
+            case "pipe" -> {
+                Files.deleteIfExists(broken);
+                feedThroughFifo(broken, c.bodyBytes(placeholders));
+            }
             default -> throw new AssertionError("unknown 'given: " + c.given() + "'");
         }
         for (String step : c.setup()) {
@@ -228,6 +232,32 @@ class BadInputCorpusTest {
         if (connections != 0) {
             throw new AssertionError(connections + " TCP connection(s) to the hosts for an input that must be refused");
         }
+    }
+
+    /**
+     * Makes {@code fifo} a FIFO and writes {@code body} into it once, as a shell's process
+     * substitution would: the first command reads it, the later ones of this JVM get the text
+     * that came (a pipe is read once a run). A reader that stops early (the size limit) ends the write.
+     */
+    private static void feedThroughFifo(Path fifo, byte[] body) throws IOException {
+        try {
+            Process mkfifo = new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).inheritIO().start();
+            if (mkfifo.waitFor() != 0) {
+                throw new AssertionError("mkfifo " + fifo + " failed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        Thread writer = new Thread(() -> {
+            try (java.io.OutputStream out = Files.newOutputStream(fifo)) {
+                out.write(body);
+            } catch (IOException e) {
+                // the reader closed it first: it read all it wanted
+            }
+        }, "fifo writer " + fifo.getFileName());
+        writer.setDaemon(true);
+        writer.start();
     }
 
     /** Every command that reads the inputs; options that touch hosts are bounded so a mistake cannot hang. */

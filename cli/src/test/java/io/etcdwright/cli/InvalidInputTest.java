@@ -103,6 +103,36 @@ class InvalidInputTest {
         assertNobodyConnected();
     }
 
+    /**
+     * -f <(sops -d spec.yaml) hands over a pipe: read within the same limits, validated like a file
+     * (a trailing '/' on dataDir taken out, with a warning), but never saved in a plan, whose apply
+     * reads its inputs again.
+     */
+    @Test
+    void aSpecThroughAPipeValidatesAndATrailingSlashIsAWarning() throws Exception {
+        Path fifo = dir.resolve("spec.fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor());
+        Thread writer = new Thread(() -> {
+            try {
+                Files.writeString(fifo, "cluster:\n  name: demo\netcd:\n  version: 3.5.16\n  dataDir: /var/lib/etcd/\n");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        writer.setDaemon(true);
+        writer.start();
+        Result r = run("validate", "-i", inventory.toString(), "-f", fifo.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("cluster demo, 1 member (h1)"), r.out());
+        assertTrue((r.out() + r.err()).contains(fifo + ":5:12: warning: etcd.dataDir: read as /var/lib/etcd (the trailing '/'"
+                + " removed)"), r.out() + r.err());
+        Result saved = run("plan", "-i", inventory.toString(), "-f", fifo.toString(), "--out", dir.resolve("p.plan").toString());
+        assertEquals(1, saved.code(), saved.err());
+        assertTrue(saved.err().contains(fifo + " is a pipe, and a saved plan is applied by reading its input files again"),
+                saved.err());
+        assertNobodyConnected();
+    }
+
     @Test
     void aBrokenInventoryIsNamedByLineToo() throws Exception {
         Files.writeString(inventory, "all:\n  hosts:\n    h1:\n      ansible_port: twenty-two\n");

@@ -334,12 +334,69 @@ class PlannerScenarioTest {
         assertTrue(refused.refusals().get(0).whatToDo().contains("give member h3 a new host"), refused.refusals().toString());
     }
 
+    /** Every member host switched off: one refusal each, naming why, never an error from facts that are not there. */
+    @Test
+    void everyMemberHostUnreachableIsARefusalPerHost() {
+        Plan plan = scenarios.plan(new Scenario("converged", "three"), facts -> new ClusterRun.Facts(facts.reports(),
+                facts.addresses(), java.util.Map.of(), java.util.Map.of("h1", "connection timed out", "h2", "connection timed out",
+                "h3", "connection timed out"), Optional.empty()));
+        assertEquals(List.of("refused unreachable-host: h1", "refused unreachable-host: h2", "refused unreachable-host: h3"),
+                shape(plan));
+    }
+
     @Test
     void aMembershipChangeWithoutQuorumIsRefusedNamingTheMembers() {
         Plan plan = plan(new Scenario("h2-h3-stopped", "h1-h4"));
-        assertEquals(List.of("refused no-quorum: cluster scn"), shape(plan));
-        assertTrue(plan.refusals().get(0).what().contains("down: h2, h3"), plan.refusals().get(0).what());
-        assertTrue(plan.refusals().get(0).whatToDo().contains("bring h2, h3 back first"), plan.refusals().get(0).whatToDo());
+        assertEquals(List.of("refused quorum-lost: cluster scn"), shape(plan));
+        assertTrue(plan.refusals().get(0).what().contains("down: h2 (etcd is not running on h2 (inactive)); h3 (etcd is not"
+                + " running on h3 (inactive))"), plan.refusals().get(0).what());
+        assertTrue(plan.refusals().get(0).whatToDo().startsWith("(1) bring 1 more voting member back: start etcd on h2, h3."
+                + " With the hosts back, apply with the spec's members as the cluster has them (h1, h2, h3) starts etcd where"
+                + " it is stopped; change the membership once quorum is back"), plan.refusals().get(0).whatToDo());
+        // With the spec's members the cluster's, starting them is the repair, not a refusal.
+        assertTrue(plan(new Scenario("h2-h3-stopped", "three")).refusals().isEmpty());
+    }
+
+    /**
+     * Two of three hosts powered off (recorded): h1 alone answers, its own member list names the three
+     * voters and its health read finds no leader. Whatever the spec asks (the same members, or one
+     * removed), the plan says first and alone that quorum is lost, and the ways out that work: the
+     * hosts back, or a restore from the newest backup the stores hold; never a membership change,
+     * which cannot commit (the unreachable host's usual advice, a new host for the member, is one).
+     */
+    @Test
+    void withTwoOfThreeHostsCrashedThePlanNamesLostQuorumAndRestoreNeverAMembershipChange() {
+        java.time.Instant recorded = PlannerScenarios.clockOf(new Scenario("h2-h3-crashed", "three")).instant();
+        io.etcdwright.modules.backup.BackupName newest = io.etcdwright.modules.backup.BackupName.of(recorded.minusSeconds(47 * 60), 12);
+        io.etcdwright.modules.backup.BackupsSeen seen = new io.etcdwright.modules.backup.BackupsSeen.Looked(List.of(
+                new io.etcdwright.modules.backup.BackupsSeen.StoreAnswer.Newest("local", newest, java.util.OptionalLong.of(8123)),
+                new io.etcdwright.modules.backup.BackupsSeen.StoreAnswer.Unreachable("offsite", "no answer within 10 s")));
+        for (String spec : List.of("three", "h1-h2")) {
+            Plan plan = scenarios.plan(new Scenario("h2-h3-crashed", spec), () -> seen);
+            assertEquals(List.of("refused quorum-lost: cluster scn"), shape(plan), spec);
+            String what = plan.refusals().get(0).what();
+            String toDo = plan.refusals().get(0).whatToDo();
+            assertTrue(what.startsWith("quorum lost: only 1 of the 3 voting members answer (h1), and a quorum is 2; down: "), what);
+            assertTrue(what.contains("h2 (host h2 unreachable: connection refused at 10.77.0.12:22 (is sshd running?))"), what);
+            assertTrue(what.contains("no member can be removed, replaced or added now"), what);
+            assertTrue(toDo.startsWith("(1) bring 1 more voting member back: bring the hosts of h2, h3 back (power, network,"
+                    + " sshd)."), toDo);
+            assertTrue(toDo.contains("or (2) if they are lost for good, rebuild the cluster from a backup with 'etcdwright"
+                    + " restore --from BACKUP'"), toDo);
+            assertTrue(toDo.endsWith("the newest backup is " + newest + " in store 'local', taken 47 minutes ago at revision 8123"
+                    + " (writes since then are lost); store 'offsite' could not be asked (no answer within 10 s), it may hold a"
+                    + " newer one"), toDo);
+            assertFalse(toDo.contains("give member") || toDo.contains("new host in the inventory"), toDo);
+            assertEquals(spec.equals("three"), !toDo.contains("as the cluster has them (h1, h2, h3)"), toDo);
+        }
+        assertTrue(scenarios.plan(new Scenario("h2-h3-crashed", "three")).refusals().get(0).whatToDo()
+                .endsWith("the backup stores were not looked at (no store in this scenario): 'etcdwright backups list' shows"
+                        + " them"));
+        // The stores are asked only when quorum is lost: a plan of a healthy cluster never waits for them.
+        Plan converged = scenarios.plan(new Scenario("converged", "three"), () -> {
+            throw new AssertionError("the stores were asked for a cluster with quorum");
+        });
+        assertTrue(converged.refusals().isEmpty());
     }
 
     @Test

@@ -51,10 +51,10 @@ final class PlannerScenarios {
 
     /**
      * The workstation PKI recorded with the facts: the 3.5 cluster's, the 3.4 one's, the 3.6 and 3.7
-     * ones', the downgrade's, or the minor-step recordings' (3.5.35 and 3.6.16, on the hosts of
-     * inventory-minor-steps).
+     * ones', the downgrade's, the minor-step recordings' (3.5.35 and 3.6.16, on the hosts of
+     * inventory-minor-steps), or the one of the cluster recorded with h2 and h3 powered off.
      */
-    enum Pki { PKI_35, PKI_34, PKI_36_37, PKI_DOWNGRADE, MINOR_STEPS, NONE }
+    enum Pki { PKI_35, PKI_34, PKI_36_37, PKI_DOWNGRADE, MINOR_STEPS, PKI_H2_H3_CRASHED, NONE }
 
     /**
      * A scenario: which recorded facts, which spec, which PKI, and how long after recording.
@@ -66,7 +66,8 @@ final class PlannerScenarios {
     record Scenario(String facts, String spec, Pki pki, Duration later, boolean asRecorded) {
         Scenario(String facts, String spec) {
             this(facts, spec, facts.startsWith("downgrade/") ? Pki.PKI_DOWNGRADE : facts.endsWith("-34") ? Pki.PKI_34
-                    : facts.endsWith("-36") || facts.endsWith("-37") ? Pki.PKI_36_37 : Pki.PKI_35, Duration.ZERO, false);
+                    : facts.endsWith("-36") || facts.endsWith("-37") ? Pki.PKI_36_37
+                    : facts.equals("h2-h3-crashed") ? Pki.PKI_H2_H3_CRASHED : Pki.PKI_35, Duration.ZERO, false);
         }
 
         /**
@@ -142,6 +143,13 @@ final class PlannerScenarios {
                 Optional.empty(), clients);
     }
 
+    /** As {@link #plan(Scenario)}, with what the backup stores hold when the plan asks (a cluster without quorum). */
+    Plan plan(Scenario s, io.etcdwright.modules.backup.BackupsSeen.Lookup backups) {
+        return plan(s, s.inventory(), ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts,
+                java.util.function.UnaryOperator.identity(), Optional.empty(), io.etcdwright.modules.pki.ClientHostFacts.NONE,
+                backups);
+    }
+
     /** As {@link #plan(Scenario)}, with the recorded facts edited first (alarms, disks, clocks the recordings do not show). */
     Plan plan(Scenario s, java.util.function.UnaryOperator<ClusterRun.Facts> edit) {
         return plan(s, s.inventory(), ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts, edit,
@@ -178,6 +186,14 @@ final class PlannerScenarios {
                       java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> hostEdit,
                       java.util.function.UnaryOperator<ClusterRun.Facts> factsEdit, Optional<String> newClusterToken,
                       io.etcdwright.modules.pki.ClientHostFacts clients) {
+        return plan(s, inventory, versions, snapshot, pki, hostEdit, factsEdit, newClusterToken, clients,
+                io.etcdwright.modules.backup.BackupsSeen.Lookup.notLooked("no store in this scenario"));
+    }
+
+    private Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions, boolean snapshot, Path pki,
+                      java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> hostEdit,
+                      java.util.function.UnaryOperator<ClusterRun.Facts> factsEdit, Optional<String> newClusterToken,
+                      io.etcdwright.modules.pki.ClientHostFacts clients, io.etcdwright.modules.backup.BackupsSeen.Lookup backups) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(inventory + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
@@ -191,7 +207,7 @@ final class PlannerScenarios {
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), facts.cluster(),
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
                 new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions)
-                .withNewClusterToken(newClusterToken).withClientHosts(clients));
+                .withNewClusterToken(newClusterToken).withClientHosts(clients).withBackups(backups));
     }
 
     /**
@@ -243,8 +259,22 @@ final class PlannerScenarios {
         return restore(s, source, false, Map.of(), Set.of(), pkiDir, edit);
     }
 
+    /**
+     * The restore command's plan: knowing the cluster it replaces, as the recorded members described it
+     * (its members on hosts the spec does not list are stopped, or noted in {@code removed-hosts}).
+     */
+    Plan restoreReplacing(Scenario s, SnapshotSource source) {
+        return restore(s, source, false, Map.of(), Set.of(), copyPki(s.pki()), hosts -> hosts, true);
+    }
+
     private Plan restore(Scenario s, SnapshotSource source, boolean skipHashCheck, Map<String, Optional<RestoreMarker>> markers,
                          Set<String> unreachable, Path pkiDir, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
+        return restore(s, source, skipHashCheck, markers, unreachable, pkiDir, edit, false);
+    }
+
+    private Plan restore(Scenario s, SnapshotSource source, boolean skipHashCheck, Map<String, Optional<RestoreMarker>> markers,
+                         Set<String> unreachable, Path pkiDir, java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit,
+                         boolean replacing) {
         DesiredState desired = DesiredStateLoader.load(DIR.resolve(s.inventory() + ".yaml"), DIR.resolve(s.spec() + ".yaml"));
         EtcdLayout layout = Layouts.of(desired);
         Path factsFile = DIR.resolve(s.facts() + ".json");
@@ -259,9 +289,11 @@ final class PlannerScenarios {
             reached.remove(h);
             down.put(h, "connection timed out");
         });
-        return RestorePlanner.plan(new RestorePlanner.Inputs(desired, layout, reached, down, markers,
+        RestorePlanner.Inputs inputs = new RestorePlanner.Inputs(desired, layout, reached, down, markers,
                 Pkis.of(desired, pki, clock), new ReleaseCache(home.resolve("releases")), source, skipHashCheck,
-                "fresh-token", Instant.parse("2026-11-24T20:00:00Z"), ConvergePlanner.Timeouts.DEFAULT));
+                "fresh-token", Instant.parse("2026-11-24T20:00:00Z"), ConvergePlanner.Timeouts.DEFAULT);
+        return RestorePlanner.plan(replacing ? inputs.replacing(facts.cluster().orElseThrow(),
+                new PendingStops(home.resolve("removed-hosts"))) : inputs);
     }
 
     /** "id <- after, after" per step, then "refused kind: subject" per refusal: what the tests compare. */
@@ -363,6 +395,7 @@ final class PlannerScenarios {
                 case PKI_34 -> "pki-34";
                 case PKI_36_37 -> "pki-36-37";
                 case MINOR_STEPS -> "pki-minor-steps";
+                case PKI_H2_H3_CRASHED -> "pki-h2-h3-crashed";
                 default -> "downgrade/pki";
             });
             try (Stream<Path> files = Files.walk(source)) {

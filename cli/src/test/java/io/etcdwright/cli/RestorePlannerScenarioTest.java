@@ -100,6 +100,48 @@ class RestorePlannerScenarioTest {
         assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("restored UNCHECKED")), plan.warnings().toString());
     }
 
+    /**
+     * A restore onto fewer members than the cluster had (quorum lost: the spec names the members to
+     * rebuild): the old members on hosts the spec no longer lists would go on as the old cluster. Where
+     * they answer, they are stopped and disabled (data kept) once the snapshot is staged everywhere,
+     * beside the restore's own stops.
+     */
+    @Test
+    void oldMembersOnHostsTheSpecNoLongerListsAreStoppedWithTheRestore() {
+        Plan plan = scenarios.restoreReplacing(new PlannerScenarios.Scenario("converged", "one"), snapshot(true, Optional.empty()));
+        assertFalse(plan.isRefused(), plan.refusals().toString());
+        for (String old : List.of("h2", "h3")) {
+            Step stop = step(plan, old + "/stop-removed");
+            assertEquals("stop and disable etcd (its data in /var/lib/etcd stays)", stop.summary());
+            assertEquals(old + " was a member of the cluster this restore replaces, and " + old + " is no member of the spec",
+                    stop.reason());
+            assertTrue(stop.after().contains("h1/restore/stage"), stop.after().toString());
+        }
+        assertTrue(plan.steps().stream().noneMatch(st -> st.id().equals("cluster/note-old-members")));
+    }
+
+    /**
+     * Two of three hosts crashed (recorded), the cluster restored onto h1 alone: h2 and h3 cannot be
+     * stopped now. The plan names them and why it matters, and notes them for the next apply, which
+     * stops them once they are back.
+     */
+    @Test
+    void oldMembersWhoseHostsAreDownAreNamedAndNotedForTheNextApply() throws Exception {
+        Plan plan = scenarios.restoreReplacing(new PlannerScenarios.Scenario("h2-h3-crashed", "one"),
+                snapshot(true, Optional.empty()));
+        assertFalse(plan.isRefused(), plan.refusals().toString());
+        assertTrue(plan.steps().stream().noneMatch(st -> st.id().endsWith("/stop-removed")), PlannerScenarios.shape(plan).toString());
+        assertTrue(plan.warnings().stream().anyMatch(w -> w.startsWith("h2, h3 (members of the cluster before this restore, no"
+                + " member of the spec) cannot be reached now: when they come back, etcd there starts as the old cluster")
+                && w.contains("The next apply stops and disables it there, data kept")), plan.warnings().toString());
+        Step note = step(plan, "cluster/note-old-members");
+        assertTrue(note.after().contains("h1/restore/stage"), note.after().toString());
+        assertEquals(io.etcdwright.engine.plan.Outcome.CHANGED, note.operation().run(null));
+        assertEquals(Map.of("h3", "h3", "h2", "h2"), new io.etcdwright.modules.cluster.PendingStops(home.resolve("removed-hosts"))
+                .pending());
+        assertEquals(io.etcdwright.engine.plan.Outcome.OK, note.operation().run(null), "noted already: nothing changes");
+    }
+
     @Test
     void anUnreachableMemberHostIsRefusedWithTheDisasterRecoveryWayOut() {
         Plan plan = plan("converged", "three", snapshot(true, Optional.empty()), false, Map.of(), Set.of("h3"));

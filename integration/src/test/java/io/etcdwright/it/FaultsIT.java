@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * member host crashed (SIGKILL of its PID 1) during a 3.4.23 -> 3.5.16 upgrade, the leader's host
  * crashed during a rolling restart, a member cut off from its peers during an apply and before
  * one, a member cut off from the workstation, a member host crashed during a grow 3 -> 5 and
- * during a restore. The fault is dealt when the apply's own output reaches the chosen point. Each
+ * during a restore; then quorum lost (member hosts powered off), the plan's advice and a restore onto
+ * the members left, its old members stopped once they are back. The fault is dealt when the apply's own output reaches the chosen point. Each
  * apply stops with a reason that names the host and says what to do (never a bare timeout), and
  * after the host is back or the network healed, the next run converges: the spec's members,
  * healthy, one cluster id on every member's own disk, a second plan empty, no acknowledged write
@@ -278,6 +279,64 @@ class FaultsIT {
         assertTrue(report.lostNothing(), report.toString());
         assertEquals(5, report.hashByMember().size(), report.toString());
         assertTrue(report.membersAgree(), report.toString());
+    }
+
+    /**
+     * Member hosts powered off until fewer than a quorum answer (three of five here; two of three when
+     * this case runs alone). The plan says first, and alone, that quorum is lost, and names the ways out
+     * that work: the hosts back, or a restore from the newest backup, which it names; never a
+     * membership change (none can commit). The restore onto the members that answer names the old
+     * members it cannot reach; once they are back (together, the old cluster's quorum), the next apply
+     * stops and disables their etcd, data kept, and the restored cluster is the only one.
+     */
+    @Test
+    @Order(6)
+    void withQuorumLostThePlanNamesRestoreAndNoOldMemberIsLeftRunning() throws Exception {
+        Cli.Run backup = Cli.run("backup", "-i", INV, "-f", spec.toString());
+        assertEquals(0, backup.exitCode(), backup.all());
+        JsonNode backups = JSON.readTree(Cli.run("backups", "list", "-i", INV, "-f", spec.toString(), "-o", "json").out());
+        JsonNode all = backups.path("backups");
+        String newest = all.get(all.size() - 1).path("name").asText();
+        Matcher hosts = Pattern.compile("hosts: \\[([^]]*)]").matcher(Files.readString(spec));
+        assertTrue(hosts.find(), Files.readString(spec));
+        List<String> members = List.of(hosts.group(1).split(", "));
+        List<String> kept = members.subList(0, (members.size() - 1) / 2);
+        List<String> lost = members.subList(kept.size(), members.size());
+        lost.forEach(FaultsIT::crash);
+
+        Cli.Run refused = Cli.run("plan", "-i", INV, "-f", spec.toString(), "--connect-timeout", "5");
+        assertEquals(1, refused.exitCode(), refused.all());
+        assertTrue(refused.out().contains("Cannot plan cluster faults: 1 reason"), refused.all());
+        assertTrue(refused.out().contains("cluster faults: quorum lost: only " + kept.size() + " of the " + members.size()
+                + " voting members answer (" + String.join(", ", kept) + ")"), refused.all());
+        assertTrue(refused.out().contains("rebuild the cluster from a backup with 'etcdwright restore --from BACKUP'"), refused.all());
+        assertTrue(refused.out().contains("the newest backup is " + newest + " in store 'local', taken "), refused.all());
+        assertFalse(refused.all().contains("give member") || refused.all().contains("new host in the inventory and plan again"),
+                "no membership change is advised: " + refused.all());
+
+        String rebuilt = Files.readString(spec).replace(hosts.group(), "hosts: [" + String.join(", ", kept) + "]");
+        Files.writeString(spec, rebuilt);
+        Cli.Run restored = Cli.run("restore", "-i", INV, "-f", spec.toString(), "--from", newest, "--yes",
+                "--connect-timeout", "5");
+        assertEquals(0, restored.exitCode(), restored.all());
+        assertTrue(restored.out().contains(String.join(", ", lost) + " (members of the cluster before this restore, no member of"
+                + " the spec) cannot be reached now"), restored.all());
+
+        // Back on their disks, their enabled etcd starts as the old cluster, and together they are its quorum.
+        lost.forEach(h -> Testbed.run("boot", String.valueOf(index(h))));
+        for (String h : lost) {
+            Testbed.ssh(index(h), "for i in $(seq 120); do systemctl is-active --quiet etcd && exit 0; sleep 0.5; done; exit 1");
+        }
+        Cli.Run applied = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
+        assertEquals(0, applied.exitCode(), applied.all());
+        for (String h : lost) {
+            assertTrue(Pattern.compile("(?m)^" + h + " +stop and disable etcd [^\\n]*: changed").matcher(applied.out()).find(),
+                    applied.out());
+            assertEquals("inactive disabled", Testbed.ssh(index(h), "echo $(systemctl is-active etcd; systemctl is-enabled etcd)")
+                    .strip(), h);
+            assertEquals(0, Testbed.sshStatus(index(h), "test -d /var/lib/etcd/member"), h + "'s old data is kept");
+        }
+        converged(kept);
     }
 
     private interface Operation {

@@ -348,7 +348,26 @@ class StoreContractIT {
             assertEquals(em.toJson(), new String(read(store, name + "/_etcd_backup.meta"), StandardCharsets.UTF_8));
             assertEquals(new BackupCatalog.Meta(em, Optional.of(ours)), catalog.readMeta(name));
             assertEquals(Optional.of(new EtcdClusterSpec(3, "3.5.16")), catalog.readClusterSpec());
-            catalog.delete(name.toString());
+            // Many backups: the listing reads each one's meta, side by side where the store serves
+            // that (S3), and every backup keeps its own; the newest costs one listing and one read.
+            List<BackupName> names = new java.util.ArrayList<>(List.of(name));
+            for (int i = 1; i < 20; i++) {
+                BackupName next = catalog.nextName(Instant.parse("2026-11-24T20:15:03Z").plusSeconds(60L * i));
+                catalog.add(next, data, em, new EtcdwrightBackupMeta(1, "it", 42 + i, 7, 20480, "cd".repeat(32), 7, false,
+                        List.of(), "3.5.16", 3, next.time(), "h1"));
+                names.add(next);
+            }
+            BackupCatalog.Listing many = catalog.list();
+            assertEquals(names, many.backups().stream().map(BackupCatalog.Backup::name).toList());
+            for (int i = 0; i < names.size(); i++) {
+                assertEquals(42 + i, many.backups().get(i).meta().orElseThrow().revision(), names.get(i).toString());
+            }
+            BackupCatalog.Backup newest = catalog.newest().orElseThrow();
+            assertEquals(names.get(19), newest.name());
+            assertEquals(61, newest.meta().orElseThrow().revision());
+            for (BackupName n : names) {
+                catalog.delete(n.toString());
+            }
             assertEquals(List.of(), catalog.list().backups());
             assertEquals(List.of("control/etcd-cluster-created", "control/etcd-cluster-spec"),
                     store.list("").stream().map(StoredObject::key).toList());

@@ -69,6 +69,14 @@ public final class InventoryLoader {
      *              (or in the directory) are read too
      */
     public static Outcome read(Path given) {
+        return read(given, false);
+    }
+
+    /**
+     * As {@link #read(Path)}; {@code offline}: for a run that contacts no host ({@code plan --facts}),
+     * so the known_hosts file it names need not exist.
+     */
+    public static Outcome read(Path given, boolean offline) {
         Problems problems = new Problems();
         boolean directory = Files.isDirectory(given);
         List<Path> files = directory ? InventoryDirectory.files(given, problems) : List.of(given);
@@ -84,7 +92,7 @@ public final class InventoryLoader {
             return new Outcome(Optional.empty(), problems.list());
         }
         Path basedir = directory ? given : given.getParent() == null ? Path.of("") : given.getParent();
-        Optional<Inventory> inventory = new InventoryReader(given, documents, new VarsFiles(basedir, problems), problems)
+        Optional<Inventory> inventory = new InventoryReader(given, documents, new VarsFiles(basedir, problems), problems, offline)
                 .read(SSH_TARGET_VARIABLES);
         return new Outcome(inventory, problems.list());
     }

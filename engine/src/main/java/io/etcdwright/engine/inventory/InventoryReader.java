@@ -55,11 +55,16 @@ final class InventoryReader {
      * @param varsFiles the group_vars and host_vars beside them
      */
     InventoryReader(Path file, List<YamlDocument> documents, VarsFiles varsFiles, Problems problems) {
+        this(file, documents, varsFiles, problems, false);
+    }
+
+    /** @param offline read for a run that contacts no host: files only SSH needs (known_hosts) need not exist */
+    InventoryReader(Path file, List<YamlDocument> documents, VarsFiles varsFiles, Problems problems, boolean offline) {
         this.file = file;
         this.documents = List.copyOf(documents);
         this.varsFiles = varsFiles;
         this.problems = problems;
-        this.values = new InventoryValues(problems);
+        this.values = new InventoryValues(problems, offline);
     }
 
     /** Where a variable, child or host is written: which document, where in it, and what its relative paths are relative to. */

@@ -36,9 +36,12 @@ final class InventoryValues {
     private static final Set<String> TRUE_WORDS = Set.of("y", "yes", "on", "1", "true", "t");
 
     private final Problems problems;
+    /** Read for a run that contacts no host (plan --facts): the known_hosts file need not exist yet. */
+    private final boolean offline;
 
-    InventoryValues(Problems problems) {
+    InventoryValues(Problems problems, boolean offline) {
         this.problems = problems;
+        this.offline = offline;
     }
 
     /** Whether a value means true as Ansible's boolean() reads it: true, or yes/on/true/1/... in any case, or 1. */
@@ -92,9 +95,10 @@ final class InventoryValues {
             case "etcd_member_name" -> Names.memberNameProblem(text);
             case "ansible_user" -> Names.userNameProblem(text);
             case "ansible_ssh_private_key_file" -> fileProblem(where, text, "SSH private key");
-            case KNOWN_HOSTS -> inAllVars ? fileProblem(where, text, "known_hosts file").map(missing -> missing.contains("does not exist")
+            case KNOWN_HOSTS -> !inAllVars ? Optional.empty() : offline ? pathProblem(where, text)
+                    : fileProblem(where, text, "known_hosts file").map(missing -> missing.contains("does not exist")
                     ? missing + "; to trust the hosts' keys on first use, create it empty (touch it) and run once with"
-                    + " --accept-new-host-keys" : missing) : Optional.empty();
+                    + " --accept-new-host-keys" : missing);
             default -> Optional.empty();
         };
         problem.ifPresent(message -> problems.error(document, at, message));
@@ -124,6 +128,20 @@ final class InventoryValues {
     private static boolean isBoolean(String text) {
         String word = text.strip().toLowerCase(Locale.ROOT);
         return TRUE_WORDS.contains(word) || Set.of("n", "no", "off", "0", "false", "f").contains(word);
+    }
+
+    /** A path that need not name a file yet: only its text is checked. */
+    private Optional<String> pathProblem(InventoryReader.Where where, String written) {
+        int control = Quoted.firstControl(written);
+        if (control >= 0) {
+            return Optional.of("contains a control character at position " + (control + 1) + "; got " + Quoted.of(written));
+        }
+        try {
+            RelativePaths.resolve(where.anchor(), written);
+            return Optional.empty();
+        } catch (InvalidPathException e) {
+            return Optional.of("is not a usable path: " + e.getReason());
+        }
     }
 
     private Optional<String> fileProblem(InventoryReader.Where where, String written, String what) {

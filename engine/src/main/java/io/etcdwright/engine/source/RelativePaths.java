@@ -5,7 +5,9 @@ import java.nio.file.Path;
 /**
  * Paths written inside an input file mean what the operator sees next to that file: relative
  * ones are resolved against the file's directory (not the shell's working directory, which
- * changes between runs), and a leading {@code ~} is the operator's home as in a shell.
+ * changes between runs), and a leading {@code ~} is the operator's home as in a shell. A file the
+ * shell handed over as a pipe ({@code /dev/fd/63}) has no directory: its paths start from the
+ * working directory.
  */
 public final class RelativePaths {
 
@@ -28,7 +30,8 @@ public final class RelativePaths {
         if (path.isAbsolute()) {
             return path.normalize();
         }
-        Path directory = file.getParent() == null ? Path.of("") : file.getParent();
+        // A spec handed over as a pipe (-f <(sops -d spec.yaml): /dev/fd/63) has no directory of its own.
+        Path directory = file.getParent() == null || PipedInput.isHandedOverDescriptor(file) ? Path.of("") : file.getParent();
         return directory.resolve(path).normalize();
     }
 }

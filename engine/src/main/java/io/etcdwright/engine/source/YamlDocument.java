@@ -176,30 +176,43 @@ public final class YamlDocument {
 
     /**
      * The file's text, refusing before reading what could not be an input file: something
-     * other than a regular file (a directory, /dev/zero, a FIFO that never ends), more than
-     * {@link InputLimits#MAX_FILE_BYTES}, or not UTF-8. Public for the other formats an inventory
-     * comes in (INI), which are bounded the same way.
+     * other than a regular file or a pipe (a directory, /dev/zero, a socket), more than
+     * {@link InputLimits#MAX_FILE_BYTES}, or not UTF-8. A pipe ({@code -f <(sops -d spec.yaml)})
+     * is read within the same limits and a timeout ({@link PipedInput}). Public for the other
+     * formats an inventory comes in (INI), which are bounded the same way.
      */
     public static String readText(Path file) {
-        return read(file);
+        return read(file, PipedInput.READ_TIMEOUT);
     }
 
     private static String read(Path file) {
+        return read(file, PipedInput.READ_TIMEOUT);
+    }
+
+    /** As {@link #readText(Path)}, giving a pipe {@code pipeTimeout} to end. */
+    static String read(Path file, java.time.Duration pipeTimeout) {
         try {
             if (Files.isDirectory(file)) {
                 throw fileProblem(file, "cannot read: it is a directory, not a file");
             }
-            if (Files.exists(file) && !Files.isRegularFile(file)) {
-                throw fileProblem(file, "cannot read: not a regular file (a device, a pipe or a socket); give the path of a YAML file");
+            boolean pipe = Files.exists(file) && !Files.isRegularFile(file);
+            if (pipe && !PipedInput.isPipe(file)) {
+                throw fileProblem(file, "cannot read: not a regular file or a pipe (a device or a socket); give the path of"
+                        + " a YAML file");
             }
             byte[] bytes;
-            try (InputStream in = Files.newInputStream(file)) {
-                // Read one byte past the limit: the size a file claims may change while we read.
-                bytes = in.readNBytes(InputLimits.MAX_FILE_BYTES + 1);
+            if (pipe) {
+                bytes = PipedInput.read(file, InputLimits.MAX_FILE_BYTES, pipeTimeout);
+            } else {
+                try (InputStream in = Files.newInputStream(file)) {
+                    // Read one byte past the limit: the size a file claims may change while we read.
+                    bytes = in.readNBytes(InputLimits.MAX_FILE_BYTES + 1);
+                }
             }
             if (bytes.length > InputLimits.MAX_FILE_BYTES) {
-                throw fileProblem(file, "the file is larger than " + InputLimits.size(InputLimits.MAX_FILE_BYTES)
-                        + " (" + Files.size(file) + " bytes); an inventory or desired state is a few kilobytes:"
+                throw fileProblem(file, (pipe ? "more than " + InputLimits.size(InputLimits.MAX_FILE_BYTES) + " came through"
+                        + " the pipe" : "the file is larger than " + InputLimits.size(InputLimits.MAX_FILE_BYTES)
+                        + " (" + Files.size(file) + " bytes)") + "; an inventory or desired state is a few kilobytes:"
                         + " is this the right file?");
             }
             // A strict decoder: a binary or Latin-1 file must be refused, not read as mojibake.

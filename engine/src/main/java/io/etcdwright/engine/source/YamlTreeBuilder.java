@@ -41,9 +41,11 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * <p>Bounded (see {@link InputLimits}): the text's size and line length are checked before
  * snakeyaml scans it, nesting depth and alias counts are snakeyaml's own limits, and the values
  * aliases expand to are counted while the tree is built, so an alias bomb stops after a few
- * thousand values instead of a few hundred million. Global tags ({@code !!java.lang.Runtime})
- * are refused by snakeyaml's default tag inspector, and nothing is ever constructed from a tag:
- * only scalars of the YAML core types are given Java values.
+ * thousand values instead of a few hundred million. Nothing is ever constructed from a tag: only
+ * scalars of the YAML core types are given Java values. Global tags ({@code !!java.lang.Runtime},
+ * {@code !!python/object/apply:os.system}) ask other loaders to construct objects or run code, so
+ * they are refused; snakeyaml's composer only records a tag on its node, so they are let through
+ * it and refused here, each at its line with the field it sits on.
  */
 final class YamlTreeBuilder {
 
@@ -59,6 +61,8 @@ final class YamlTreeBuilder {
     private final Set<Node> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Mappings already checked for duplicate keys: an alias must not report them twice. */
     private final Set<Node> checkedForDuplicates = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Nodes whose global tag was reported: an alias to one must not report it again. */
+    private final Set<Node> globalTagsReported = Collections.newSetFromMap(new IdentityHashMap<>());
     private final ScalarValues scalarValues;
     private final LoaderOptions options;
     /** Values built so far, aliases expanded: stops alias bombs (see {@link InputLimits#EXPANSION_FACTOR}). */
@@ -74,6 +78,8 @@ final class YamlTreeBuilder {
         // Characters, checked by snakeyaml's reader: a second guard behind the byte size of the file.
         options.setCodePointLimit(InputLimits.MAX_FILE_BYTES);
         options.setAllowRecursiveKeys(false);
+        // Composing constructs nothing; the tags are refused in convert(), where the field is known.
+        options.setTagInspector(tag -> true);
         this.scalarValues = new ScalarValues(options);
     }
 
@@ -183,6 +189,14 @@ final class YamlTreeBuilder {
             location = keyLocation;
         }
         valueLocations.put(path.pointer(), location);
+        if (node.getTag().isCustomGlobal()) {
+            if (globalTagsReported.add(node)) {
+                errors.add(Problem.error(location, path.toString(), "tag " + shortTag(node.getTag()) + " is a global tag,"
+                        + " which asks a YAML loader to construct an object or run code; etcdwright reads plain values"
+                        + " only: remove the tag"));
+            }
+            return NullNode.getInstance();
+        }
         if (node instanceof ScalarNode scalar) {
             return scalar(scalar, path);
         }
@@ -198,6 +212,11 @@ final class YamlTreeBuilder {
         } finally {
             inProgress.remove(node);
         }
+    }
+
+    /** A global tag as it was written: {@code !!python/object/apply:os.system}. */
+    private static String shortTag(Tag tag) {
+        return tag.getValue().startsWith(Tag.PREFIX) ? "!!" + tag.getValue().substring(Tag.PREFIX.length()) : tag.getValue();
     }
 
     /** One more value in the tree; too many means aliases expand the document far beyond what it writes. */

@@ -448,6 +448,16 @@ final class ClusterSpecChecks {
 
     private void checkSchedule(BackupPolicy backup, BackupPolicy.Schedule schedule) {
         FieldPath at = FieldPath.of("backup", "schedule");
+        FieldPath interval = at.key("intervalMinutes");
+        int minutes = schedule.intervalMinutes();
+        if (!reported(interval) && minutes != 7 * 1440 && (minutes <= 0 || 1440 % minutes != 0)) {
+            // The timer ticks at the same times of every UTC day (systemd OnCalendar, Persistent=true), so
+            // that a tick missed while a host was off is taken at boot; an interval that does not divide a
+            // day would cut one interval a day short.
+            problems.error(document, interval, "must divide a day (1440 minutes) or be a week (10080), got " + minutes
+                    + ": the members' timers tick at the same times every day, so that a tick missed while a host was off"
+                    + " is caught up at boot; use, for example, " + nearDivisors(minutes));
+        }
         Optional<BackupStore> store = backup.store(schedule.store());
         if (store.isEmpty()) {
             if (!reported(at.key("store"))) {
@@ -474,6 +484,21 @@ final class ClusterSpecChecks {
             return;
         }
         checkReadableFile(credentials, schedule.credentialsFile(), "credentials file for scheduled backups");
+    }
+
+    /** The divisors of a day nearest to {@code minutes}, below and above: what to write instead. */
+    private static String nearDivisors(int minutes) {
+        int below = 1;
+        int above = 1440;
+        for (int d = 1; d <= 1440; d++) {
+            if (1440 % d == 0 && d < minutes) {
+                below = d;
+            }
+            if (1440 % d == 0 && d > minutes && d < above) {
+                above = d;
+            }
+        }
+        return minutes > 1440 ? "1440 (a day) or 10080 (a week)" : below + " or " + above;
     }
 
     private boolean reported(FieldPath path) {

@@ -63,7 +63,7 @@ final class ClusterSpecReader {
                 text(FieldPath.of("etcd", "version")).orElse(""),
                 new Ports(integer(ports.key("client")).orElse(Ports.DEFAULT_CLIENT),
                         integer(ports.key("peer")).orElse(Ports.DEFAULT_PEER), metrics),
-                text(FieldPath.of("etcd", "dataDir")).orElse(EtcdSettings.DEFAULT_DATA_DIR),
+                hostDirectory(FieldPath.of("etcd", "dataDir"), EtcdSettings.DEFAULT_DATA_DIR),
                 JsonValues.toJavaMap(node(FieldPath.of("etcd", "settings"))));
     }
 
@@ -244,8 +244,11 @@ final class ClusterSpecReader {
 
     private BackupStore store(FieldPath store, String clusterName) {
         String name = text(store.key("name")).orElse("");
-        String path = text(store.key("path")).orElse(BackupStore.DEFAULT_PATH);
-        return switch (text(store.key("type")).orElse("directory")) {
+        String type = text(store.key("type")).orElse("directory");
+        // An S3 store has no path (refused by the checks); only a directory's is normalized.
+        String path = type.equals("s3") ? text(store.key("path")).orElse(BackupStore.DEFAULT_PATH)
+                : hostDirectory(store.key("path"), BackupStore.DEFAULT_PATH);
+        return switch (type) {
             case "sftp" -> new BackupStore.Sftp(name, text(store.key("host")).orElse(""), path);
             case "s3" -> {
                 Optional<String> endpoint = text(store.key("endpoint"));
@@ -256,6 +259,30 @@ final class ClusterSpecReader {
             }
             default -> new BackupStore.Directory(name, path);
         };
+    }
+
+    /**
+     * A directory on the hosts, with a trailing '/' and repeated '/' taken out, as every other tool
+     * reads {@code /var/lib/etcd/} (the kernel names the same directory either way), and a warning
+     * saying how it is read. Nothing else is rewritten: '.' and '..' are refused by the checks, as
+     * a symbolic link on the host could make '..' mean another directory than the text suggests.
+     */
+    private String hostDirectory(FieldPath at, String defaultValue) {
+        Optional<String> written = text(at);
+        if (written.isEmpty()) {
+            return defaultValue;
+        }
+        String value = written.get();
+        String read = value.replaceAll("/{2,}", "/");
+        if (read.length() > 1 && read.endsWith("/")) {
+            read = read.substring(0, read.length() - 1);
+        }
+        if (read.equals(value) || io.etcdwright.engine.source.HostPaths.problem(read, defaultValue).isPresent()) {
+            return value; // as written: the checks refuse what is wrong with it, in the operator's words
+        }
+        problems.warning(document, at, "read as " + read + " (" + (value.endsWith("/") ? "the trailing '/' removed"
+                : "'//' read as '/'") + "); write it so to silence this warning");
+        return read;
     }
 
     private JsonNode node(FieldPath path) {

@@ -29,12 +29,29 @@ public final class DesiredStateLoader {
     }
 
     /**
+     * As {@link #load(Path, Path)} for a run that contacts no host ({@code plan --facts}): the
+     * inventory's known_hosts file need not exist.
+     */
+    public static DesiredState loadOffline(Path inventoryFile, Path specFile) {
+        return loadOffline(inventoryFile, specFile, VersionRules.installed());
+    }
+
+    /** As {@link #loadOffline(Path, Path)}, with {@code rules}. */
+    public static DesiredState loadOffline(Path inventoryFile, Path specFile, VersionRules rules) {
+        return load(inventoryFile, specFile, rules, true);
+    }
+
+    /**
      * @param rules what the spec's etcd release makes of its version and settings
      * @throws InvalidInputException with every problem (warnings too) if any is an error
      */
     public static DesiredState load(Path inventoryFile, Path specFile, VersionRules rules) {
+        return load(inventoryFile, specFile, rules, false);
+    }
+
+    private static DesiredState load(Path inventoryFile, Path specFile, VersionRules rules, boolean offline) {
         Problems problems = new Problems();
-        InventoryLoader.Outcome inventoryOutcome = InventoryLoader.read(inventoryFile);
+        InventoryLoader.Outcome inventoryOutcome = InventoryLoader.read(inventoryFile, offline);
         problems.addAll(inventoryOutcome.problems());
         Optional<ClusterSpecLoader.Read> spec = ClusterSpecLoader.read(specFile, problems, rules);
 

@@ -72,6 +72,33 @@ class DesiredStateLoaderTest {
         assertEquals("demo", state.spec().name());
     }
 
+    /** /var/lib/etcd/ names the same directory as /var/lib/etcd for the kernel and every other tool: read so, and said. */
+    @Test
+    void aTrailingSlashOnAHostDirectoryIsTakenOutWithAWarning() {
+        DesiredState state = load(INVENTORY, SPEC + "  dataDir: /var/lib/etcd/\nbackup:\n  stores:\n"
+                + "    - {name: local, type: directory, path: /srv/etcd//backups/}\n");
+        assertEquals("/var/lib/etcd", state.spec().etcd().dataDir());
+        assertEquals(new BackupStore.Directory("local", "/srv/etcd/backups"), state.spec().backup().orElseThrow().stores().get(0));
+        assertEquals(List.of("demo.yaml:5:12: warning: etcd.dataDir: read as /var/lib/etcd (the trailing '/' removed); write it"
+                        + " so to silence this warning",
+                "demo.yaml:8:44: warning: backup.stores[0].path: read as /srv/etcd/backups (the trailing '/' removed); write it"
+                        + " so to silence this warning"),
+                state.warnings().stream().map(this::relative).toList());
+    }
+
+    /** plan --facts contacts no host, so the known_hosts file the inventory names need not exist yet. */
+    @Test
+    void anOfflineLoadDoesNotNeedTheKnownHostsFile() {
+        String inventory = INVENTORY.replace("    ansible_user: root\n", "    ansible_user: root\n"
+                + "    etcdwright_known_hosts_file: known_hosts\n");
+        assertEquals(List.of("hosts.yaml:4:34: error: all.vars.etcdwright_known_hosts_file: known_hosts file \"known_hosts\""
+                + " does not exist"), problems(inventory, SPEC).stream().map(p -> p.replaceAll(" \\(looked for.*", "")
+                .replaceAll("; to trust.*", "")).toList());
+        DesiredState offline = DesiredStateLoader.loadOffline(Fixtures.write(dir, "hosts.yaml", inventory),
+                Fixtures.write(dir, "demo.yaml", SPEC), SupportFloorRules.RULES);
+        assertEquals(dir.resolve("known_hosts"), offline.inventory().knownHostsFile().orElseThrow());
+    }
+
     @Test
     void clientKeysGoToTheMemberHostsTheSpecNamesByHostOrGroupAndNowhereByDefault() {
         String inventory = INVENTORY.replace("    web:\n", "    control:\n      hosts:\n        h3:\n        h2:\n    web:\n");

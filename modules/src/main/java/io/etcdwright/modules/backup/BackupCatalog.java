@@ -54,8 +54,88 @@ public final class BackupCatalog {
         }
     }
 
-    /** One GET per backup for our meta: the listing shows revisions and digests, not just names. */
+    /**
+     * Every backup with our meta (revision, keys, version, members): one listing of the store, then
+     * one read per backup etcdwright wrote, {@link Store#concurrentReads()} at a time (an S3 bucket
+     * of two years of backups holds about 900, read sixteen at once).
+     */
     public Listing list() throws IOException {
+        Names names = names();
+        List<Optional<EtcdwrightBackupMeta>> metas = readMetas(names.backups());
+        List<Backup> backups = new ArrayList<>();
+        for (int i = 0; i < names.backups().size(); i++) {
+            backups.add(names.backups().get(i).with(metas.get(i)));
+        }
+        return new Listing(List.copyOf(backups), names.incomplete(), names.unrecognised());
+    }
+
+    /**
+     * The newest complete backup, with our meta when etcdwright wrote it: one listing and at most
+     * one read, whatever the store holds.
+     */
+    public Optional<Backup> newest() throws IOException {
+        List<Found> found = names().backups();
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        Found newest = found.get(found.size() - 1);
+        return Optional.of(newest.with(readMetas(List.of(newest)).get(0)));
+    }
+
+    /** A complete backup as the listing shows it, before its meta is read; {@code ours}: etcdwright's meta is there. */
+    private record Found(BackupName name, String dataKey, long size, boolean encrypted, boolean ours) {
+        Backup with(Optional<EtcdwrightBackupMeta> meta) {
+            return new Backup(name, dataKey, size, encrypted, meta);
+        }
+    }
+
+    /** What one listing of the store says, oldest backup first. */
+    private record Names(List<Found> backups, List<Incomplete> incomplete, List<String> unrecognised) {
+    }
+
+    /** Our metas of {@code backups} (empty for those etcd-manager wrote), in their order, read side by side as the store allows. */
+    private List<Optional<EtcdwrightBackupMeta>> readMetas(List<Found> backups) throws IOException {
+        List<Found> ours = backups.stream().filter(Found::ours).toList();
+        Map<BackupName, EtcdwrightBackupMeta> read = new java.util.concurrent.ConcurrentHashMap<>();
+        int threads = Math.min(ours.size(), Math.max(1, store.concurrentReads()));
+        if (threads <= 1) {
+            for (Found b : ours) {
+                read.put(b.name(), readOurs(b.name()));
+            }
+        } else {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+                Thread t = new Thread(r, "backup-meta-reader");
+                t.setDaemon(true);
+                return t;
+            });
+            try {
+                List<java.util.concurrent.Future<?>> reads = new ArrayList<>();
+                for (Found b : ours) {
+                    reads.add(pool.submit(() -> {
+                        read.put(b.name(), readOurs(b.name()));
+                        return null;
+                    }));
+                }
+                for (java.util.concurrent.Future<?> f : reads) {
+                    f.get();
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                throw new IOException(String.valueOf(e.getCause().getMessage()), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while reading the backups' metas");
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        return backups.stream().map(b -> Optional.ofNullable(read.get(b.name()))).toList();
+    }
+
+    /** The backups as one listing of the store shows them: complete or not, data file, size, encrypted, whose meta. */
+    private Names names() throws IOException {
         Map<String, List<StoredObject>> byDirectory = new LinkedHashMap<>();
         List<String> unrecognised = new ArrayList<>();
         for (StoredObject o : store.list("")) {
@@ -69,7 +149,7 @@ public final class BackupCatalog {
             }
             byDirectory.computeIfAbsent(o.key().substring(0, slash), d -> new ArrayList<>()).add(o);
         }
-        List<Backup> backups = new ArrayList<>();
+        List<Found> backups = new ArrayList<>();
         List<Incomplete> incomplete = new ArrayList<>();
         for (Map.Entry<String, List<StoredObject>> e : byDirectory.entrySet()) {
             Optional<BackupName> name = BackupName.parse(e.getKey());
@@ -84,13 +164,12 @@ public final class BackupCatalog {
                 incomplete.add(new Incomplete(e.getKey(), List.copyOf(e.getValue())));
                 continue;
             }
-            Optional<EtcdwrightBackupMeta> ours = file(e.getValue(), e.getKey(), BackupLayout.ETCDWRIGHT_META_FILE).isPresent()
-                    ? Optional.of(readOurs(name.get())) : Optional.empty();
-            backups.add(new Backup(name.get(), data.get().key(), data.get().size(),
-                    data.get().key().endsWith(BackupLayout.ENCRYPTED_DATA_FILE), ours));
+            backups.add(new Found(name.get(), data.get().key(), data.get().size(),
+                    data.get().key().endsWith(BackupLayout.ENCRYPTED_DATA_FILE),
+                    file(e.getValue(), e.getKey(), BackupLayout.ETCDWRIGHT_META_FILE).isPresent()));
         }
-        backups.sort(Comparator.comparing(Backup::name));
-        return new Listing(List.copyOf(backups), List.copyOf(incomplete), List.copyOf(unrecognised));
+        backups.sort(Comparator.comparing(Found::name));
+        return new Names(List.copyOf(backups), List.copyOf(incomplete), List.copyOf(unrecognised));
     }
 
     private static Optional<StoredObject> file(List<StoredObject> objects, String dir, String file) {

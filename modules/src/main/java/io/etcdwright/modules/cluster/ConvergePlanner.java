@@ -14,6 +14,7 @@ import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
+import io.etcdwright.modules.backup.BackupsSeen;
 import io.etcdwright.modules.backup.SafetySnapshot;
 import io.etcdwright.modules.backup.schedule.BackupFreshness;
 import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
@@ -86,16 +87,25 @@ public final class ConvergePlanner {
      * @param pendingStops removed members' hosts whose etcd is still to be stopped (an interrupted apply)
      * @param now          when it is planned: how old the newest scheduled backup is
      * @param versions     what the operator allows and the artifact source offers for version changes
+     * @param backups      what the spec's backup stores hold, asked only when the cluster lost quorum
+     *                     (a restore is then a way out, from the newest backup)
      */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                          Map<String, String> unreachable, ClusterPki pki, ReleaseCache releases,
                          Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
                          Timeouts timeouts, java.time.Instant now, VersionOptions versions,
-                         Optional<String> newClusterToken, ClientHostFacts clientHosts) {
+                         Optional<String> newClusterToken, ClientHostFacts clientHosts, BackupsSeen.Lookup backups) {
         public Inputs {
             facts = Map.copyOf(facts);
             unreachable = Map.copyOf(unreachable);
             java.util.Objects.requireNonNull(clientHosts, "clientHosts");
+            java.util.Objects.requireNonNull(backups, "backups");
+        }
+
+        /** The same, with the lookup of the backup stores a quorum-lost plan names its restore from. */
+        public Inputs withBackups(BackupsSeen.Lookup lookup) {
+            return new Inputs(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
+                    now, versions, newClusterToken, clientHosts, lookup);
         }
 
         public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
@@ -103,13 +113,13 @@ public final class ConvergePlanner {
                       Optional<ClusterStatus> cluster, Optional<Path> snapshotDir, PendingStops pendingStops,
                       Timeouts timeouts, java.time.Instant now, VersionOptions versions, Optional<String> newClusterToken) {
             this(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts, now,
-                    versions, newClusterToken, ClientHostFacts.NONE);
+                    versions, newClusterToken, ClientHostFacts.NONE, BackupsSeen.Lookup.notLooked("no lookup was given"));
         }
 
         /** The same, with the client files of the hosts that hold clients without running a member. */
         public Inputs withClientHosts(ClientHostFacts clients) {
             return new Inputs(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
-                    now, versions, newClusterToken, clients);
+                    now, versions, newClusterToken, clients, backups);
         }
 
         public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
@@ -127,7 +137,7 @@ public final class ConvergePlanner {
          */
         public Inputs withNewClusterToken(Optional<String> token) {
             return new Inputs(desired, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
-                    now, versions, token, clientHosts);
+                    now, versions, token, clientHosts, backups);
         }
 
         public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
@@ -140,7 +150,7 @@ public final class ConvergePlanner {
 
         Inputs withDesired(DesiredState other) {
             return new Inputs(other, layout, facts, unreachable, pki, releases, cluster, snapshotDir, pendingStops, timeouts,
-                    now, versions, newClusterToken, clientHosts);
+                    now, versions, newClusterToken, clientHosts, backups);
         }
 
         /** Planned now. */
@@ -216,6 +226,13 @@ public final class ConvergePlanner {
         Optional<Plan> restore = MinorDowngradePlanner.plan(in, version, held, existingToken(in));
         if (restore.isPresent()) {
             return restore.get();
+        }
+        // A cluster without quorum first, alone: unreachable hosts and every other reason come after
+        // it, and advice to change the membership (which cannot commit) must not be given.
+        Optional<Refusal> quorumLost = QuorumLoss.refusal(in);
+        if (quorumLost.isPresent()) {
+            return Plan.refused(in.desired().spec().name(), List.of(quorumLost.get()),
+                    in.desired().warnings().stream().map(Object::toString).toList());
         }
         // Members whose transport is behind the spec's (plain HTTP to TLS) move first, in a plan of their own.
         Optional<Plan> transport = TransportMigrationPlanner.plan(in, version);
@@ -596,6 +613,9 @@ public final class ConvergePlanner {
     /** Reuse the token the cluster was bootstrapped with; a new token only for a new cluster. */
     private static Optional<String> existingToken(Inputs in) {
         for (Member m : in.desired().members()) {
+            if (!in.facts().containsKey(m.host().name())) {
+                continue; // unreachable: refused further on, with the reason
+            }
             Optional<String> token = in.facts().get(m.host().name()).file(EtcdLayout.CONFIG_FILE).content()
                     .flatMap(EtcdConfigFile::tokenIn);
             if (token.isPresent()) {

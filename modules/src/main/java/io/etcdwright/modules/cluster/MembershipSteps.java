@@ -170,10 +170,16 @@ final class MembershipSteps {
      * again, on failure and at boot, against data that etcd refuses. Stopped and disabled, data kept.
      */
     static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<Step> after, PendingStops pending, Duration within) {
+        return stopRemoved(left, name + " was removed from the cluster and " + left.host() + " is no member of the spec", after,
+                pending, within);
+    }
+
+    /** As above, for {@code reason}: why the member on this host is no member of the cluster any more. */
+    static Step stopRemoved(RemovedHost.LeftSpec left, String reason, List<Step> after, PendingStops pending, Duration within) {
         String host = left.host();
         return Step.on(host, "service", "stop-removed").kind(ChangeKind.ACTION)
                 .summary("stop and disable etcd (its data in " + left.dataDir() + " stays)")
-                .reason(name + " was removed from the cluster and " + host + " is no member of the spec")
+                .reason(reason)
                 .after(after)
                 .does(ctx -> {
                     try {

@@ -19,7 +19,8 @@ import java.util.Optional;
  * <p>The rules, from etcd's documentation and the failures of other tools
  * (../shared/notes/etcd-operations.md §1):
  * <ul>
- * <li>Nothing is changed without quorum: that is disaster recovery (restore), not a resize.</li>
+ * <li>Nothing is changed without quorum: a membership change is itself a write, which needs a quorum to commit;
+ *     the ways out are voters brought back or disaster recovery (restore), never a resize.</li>
  * <li>Members that are down and leaving go first: they count against quorum and, before the fix
  *     of each line (3.5.30, 3.6.11: the catalogue's adds-while-a-voter-is-down), any voter being
  *     down makes etcd refuse every add.</li>
@@ -115,28 +116,77 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
 
         String whatToDo();
 
-        /** Named, so the operator knows which hosts to look at first. */
-        record NoQuorum(List<String> healthyVoters, List<String> downVoters) implements Refusal {
-            public NoQuorum {
-                healthyVoters = List.copyOf(healthyVoters);
-                downVoters = List.copyOf(downVoters);
+        /**
+         * Fewer voters answer than a quorum needs: the cluster commits no write, and a membership
+         * change (a removal, a replacement, an add) is itself a write, so none can be made. The ways
+         * out that work: bring enough voters back (their hosts, or etcd on them), or rebuild the
+         * cluster from a backup with {@code etcdwright restore}.
+         *
+         * @param answering      the voters that answer
+         * @param down           every voter that does not, and why
+         * @param clusterMembers the voters of the cluster's member list when the spec's members differ
+         *                       from them (a plan with the spec unchanged starts stopped members; a
+         *                       changed one cannot run until quorum is back); empty when they are the same
+         * @param backups        what the backup stores offer a restore, in a sentence
+         */
+        record QuorumLost(List<String> answering, List<DownVoter> down, List<String> clusterMembers, String backups)
+                implements Refusal {
+            public QuorumLost {
+                answering = List.copyOf(answering);
+                down = List.copyOf(down);
+                clusterMembers = List.copyOf(clusterMembers);
             }
 
             @Override
             public String what() {
-                int voters = healthyVoters.size() + downVoters.size();
-                return "only " + healthyVoters.size() + " of " + voters + " voting members are healthy ("
-                        + (healthyVoters.isEmpty() ? "none" : String.join(", ", healthyVoters)) + "; down: "
-                        + String.join(", ", downVoters) + "): the cluster has no quorum, so no membership change can be"
-                        + " agreed on";
+                int voters = answering.size() + down.size();
+                return "quorum lost: " + (answering.isEmpty() ? "none" : "only " + answering.size()) + " of the " + voters
+                        + " voting members answer" + (answering.isEmpty() ? "" : " (" + String.join(", ", answering) + ")")
+                        + ", and a quorum is " + quorum(voters) + "; down: " + String.join("; ", down.stream()
+                        .map(d -> d.name() + " (" + d.why() + ")").toList()) + ". Without quorum the cluster commits no"
+                        + " write, and a membership change is a write: no member can be removed, replaced or added now";
             }
 
             @Override
             public String whatToDo() {
-                return "bring " + String.join(", ", downVoters) + " back first (with the spec's members unchanged, apply"
-                        + " starts stopped members), then change the membership; if they are lost for good, recover from"
-                        + " a backup (restore)";
+                int voters = answering.size() + down.size();
+                int missing = quorum(voters) - answering.size();
+                List<String> hosts = down.stream().filter(d -> d.way() == DownVoter.Way.BRING_HOST_BACK).map(DownVoter::name).toList();
+                List<String> stopped = down.stream().filter(d -> d.way() == DownVoter.Way.START_ETCD).map(DownVoter::name).toList();
+                List<String> other = down.stream().filter(d -> d.way() == DownVoter.Way.REPAIR).map(DownVoter::name).toList();
+                List<String> parts = new ArrayList<>();
+                if (!hosts.isEmpty()) {
+                    parts.add("bring the host" + (hosts.size() == 1 ? " of " : "s of ") + String.join(", ", hosts)
+                            + " back (power, network, sshd)");
+                }
+                if (!stopped.isEmpty()) {
+                    parts.add("start etcd on " + String.join(", ", stopped));
+                }
+                if (!other.isEmpty()) {
+                    parts.add("repair etcd on " + String.join(", ", other) + " ('etcdwright status' and the etcd journal"
+                            + " there say why it does not answer)");
+                }
+                String back = "(1) bring " + missing + " more voting member" + (missing == 1 ? "" : "s") + " back: "
+                        + String.join("; ", parts) + ". "
+                        + (clusterMembers.isEmpty()
+                        ? "With the hosts back, apply starts etcd where it is stopped"
+                        : "With the hosts back, apply with the spec's members as the cluster has them ("
+                        + String.join(", ", clusterMembers) + ") starts etcd where it is stopped; change the membership"
+                        + " once quorum is back");
+                String restore = "(2) if they are lost for good, rebuild the cluster from a backup with 'etcdwright restore"
+                        + " --from BACKUP': list the hosts that answer, and new hosts in place of the lost ones, as the spec's"
+                        + " members (restore moves each listed member's old data aside); " + backups;
+                return back + "; or " + restore;
             }
+        }
+
+        /**
+         * A voter that does not answer, and the way to bring it back: its host (unreachable), etcd on
+         * a host that answers (stopped, with its data), or a repair a plan cannot make (etcd runs but
+         * does not answer, its data is gone, no host of the inventory is it).
+         */
+        record DownVoter(String name, String why, Way way) {
+            public enum Way { BRING_HOST_BACK, START_ETCD, REPAIR }
         }
 
         /** Names the voters that would remain, healthy and down, so the operator knows which to repair. */
@@ -207,8 +257,12 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         List<Current> voters = new ArrayList<>(current.stream().filter(m -> !m.learner()).toList());
         long healthyVoters = voters.stream().filter(Current::healthy).count();
         if (healthyVoters < quorum(voters.size())) {
-            refusals.add(new Refusal.NoQuorum(voters.stream().filter(Current::healthy).map(MembershipPlan::label).toList(),
-                    voters.stream().filter(m -> !m.healthy()).map(MembershipPlan::label).toList()));
+            // Only the members' answers are known here; the converge planner says more (hosts, backups) before this.
+            refusals.add(new Refusal.QuorumLost(voters.stream().filter(Current::healthy).map(MembershipPlan::label).toList(),
+                    voters.stream().filter(m -> !m.healthy())
+                            .map(m -> new Refusal.DownVoter(label(m), "does not answer", Refusal.DownVoter.Way.REPAIR)).toList(),
+                    sameMembers(voters, desired) ? List.of() : voters.stream().map(MembershipPlan::label).toList(),
+                    "'etcdwright backups list' shows the backups a store holds"));
             return new MembershipPlan(List.of(), refusals, warnings);
         }
 
@@ -281,6 +335,12 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         }
         // (An even member count is warned about by the spec's own checks, at the line that lists them.)
         return new MembershipPlan(List.copyOf(changes), List.copyOf(refusals), List.copyOf(warnings));
+    }
+
+    /** Whether the spec wants exactly the voters the cluster has, at their peer URLs. */
+    private static boolean sameMembers(List<Current> voters, List<Desired> desired) {
+        return voters.stream().map(Current::peerUrl).sorted().toList()
+                .equals(desired.stream().map(Desired::peerUrl).sorted().toList());
     }
 
     private static void removeSafely(Current m, String why, List<Current> state, List<Change> changes, List<Refusal> refusals) {

@@ -17,6 +17,9 @@ import io.etcdwright.modules.cluster.ConvergePlanner;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.cluster.HostPreparation;
+import io.etcdwright.modules.cluster.LeftBehindMembers;
+import io.etcdwright.modules.cluster.PendingStops;
+import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.config.EtcdConfigFile;
 import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.membership.Health;
@@ -69,15 +72,34 @@ public final class RestorePlanner {
      * @param minorDowngrade the snapshot may be of the minor above the spec's: a minor downgrade restores
      *                       it with the older minor's tool on purpose (3.5 save -> 3.4 restore was tested
      *                       upstream, etcd-io/etcd#15878); any other minor is refused all the same
+     * @param replaced      the cluster as its members described it before the restore, with where the
+     *                      removed-hosts notes go: its members whose hosts the spec no longer lists
+     *                      are stopped or named ({@link LeftBehindMembers}); empty when not known
      */
     public record Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
                          Map<String, String> unreachable, Map<String, Optional<RestoreMarker>> markers, ClusterPki pki,
                          ReleaseCache releases, RestoreSnapshot snapshot, boolean skipHashCheck, String freshToken,
-                         Instant now, ConvergePlanner.Timeouts timeouts, boolean minorDowngrade) {
+                         Instant now, ConvergePlanner.Timeouts timeouts, boolean minorDowngrade,
+                         Optional<Replaced> replaced) {
         public Inputs {
             facts = Map.copyOf(facts);
             unreachable = Map.copyOf(unreachable);
             markers = Map.copyOf(markers);
+            java.util.Objects.requireNonNull(replaced, "replaced");
+        }
+
+        public Inputs(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                      Map<String, String> unreachable, Map<String, Optional<RestoreMarker>> markers, ClusterPki pki,
+                      ReleaseCache releases, RestoreSnapshot snapshot, boolean skipHashCheck, String freshToken,
+                      Instant now, ConvergePlanner.Timeouts timeouts, boolean minorDowngrade) {
+            this(desired, layout, facts, unreachable, markers, pki, releases, snapshot, skipHashCheck, freshToken, now, timeouts,
+                    minorDowngrade, Optional.empty());
+        }
+
+        /** The same, knowing the cluster the restore replaces (the members' own view before it). */
+        public Inputs replacing(ClusterStatus cluster, PendingStops pendingStops) {
+            return new Inputs(desired, layout, facts, unreachable, markers, pki, releases, snapshot, skipHashCheck, freshToken,
+                    now, timeouts, minorDowngrade, Optional.of(new Replaced(cluster, pendingStops)));
         }
 
         /** The restore command's: a snapshot the operator named, of the spec's minor. */
@@ -88,6 +110,10 @@ public final class RestorePlanner {
             this(desired, layout, facts, unreachable, markers, pki, releases, RestoreSnapshot.of(source), skipHashCheck,
                     freshToken, now, timeouts, false);
         }
+    }
+
+    /** The cluster a restore replaces, and where hosts still to be stopped are noted for the next apply. */
+    public record Replaced(ClusterStatus cluster, PendingStops pendingStops) {
     }
 
     /**
@@ -186,6 +212,11 @@ public final class RestorePlanner {
         snapshot.ifPresent(steps::add);
 
         List<Step> staged = stage(tool, prepared, snapshot);
+        // Old members on hosts the spec no longer lists stop with the others (they would go on as the old cluster).
+        LeftBehindMembers left = in.replaced().map(r -> LeftBehindMembers.of(r.cluster(), in.desired(), in.layout(),
+                concat(staged, pki), r.pendingStops(), in.timeouts().restart())).orElse(LeftBehindMembers.NONE);
+        steps.addAll(left.steps());
+        warnings.addAll(left.warnings());
         List<Step> stops = stopAll(token, concat(staged, pki));
         List<Step> restores = restoreAll(tool, token, everyone, stops);
         Step healthy = startAll(restores);

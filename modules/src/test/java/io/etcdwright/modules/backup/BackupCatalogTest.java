@@ -92,6 +92,121 @@ class BackupCatalogTest {
             assertThrows(IllegalArgumentException.class, () -> catalog.delete("control"));
         }
     }
+    /**
+     * Listing a store reads one meta per backup, as many at once as the store says it serves (an S3
+     * bucket 16), and never more; the newest backup alone costs one listing and one read.
+     */
+    @Test
+    void listingReadsTheMetasSideBySideAndTheNewestCostsOneRead() throws Exception {
+        Path snapshot = Files.write(tmp.resolve("snap.gz"), "snapshot".getBytes(StandardCharsets.UTF_8));
+        try (Counting store = new Counting(new DirectoryStore(tmp.resolve("store")), 4)) {
+            BackupCatalog catalog = new BackupCatalog(store);
+            List<BackupName> names = new java.util.ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                BackupName name = catalog.nextName(Instant.parse("2026-11-24T20:15:03Z").plusSeconds(60L * i));
+                catalog.add(name, snapshot, EM, BackupLayoutTest.ours(false));
+                names.add(name);
+            }
+            store.opened.set(0);
+            BackupCatalog.Listing listing = catalog.list();
+            assertEquals(names, listing.backups().stream().map(BackupCatalog.Backup::name).toList());
+            assertTrue(listing.backups().stream().allMatch(b -> b.meta().equals(Optional.of(BackupLayoutTest.ours(false)))));
+            assertEquals(20, store.opened.get(), "one read per backup");
+            assertTrue(store.mostAtOnce.get() > 1 && store.mostAtOnce.get() <= 4, "at once: " + store.mostAtOnce.get());
+
+            store.opened.set(0);
+            store.listed.set(0);
+            BackupCatalog.Backup newest = catalog.newest().orElseThrow();
+            assertEquals(names.get(19), newest.name());
+            assertEquals(Optional.of(BackupLayoutTest.ours(false)), newest.meta());
+            assertEquals(1, store.opened.get());
+            assertEquals(1, store.listed.get());
+        }
+    }
+
+    /** A directory store that counts reads and listings, and how many reads ran at once (each takes a little while). */
+    private static final class Counting implements io.etcdwright.modules.backup.store.Store {
+        final DirectoryStore inner;
+        final int concurrent;
+        final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger listed = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger mostAtOnce = new java.util.concurrent.atomic.AtomicInteger();
+
+        Counting(DirectoryStore inner, int concurrent) {
+            this.inner = inner;
+            this.concurrent = concurrent;
+        }
+
+        @Override
+        public String describe() {
+            return inner.describe();
+        }
+
+        @Override
+        public void put(String key, Path file) throws IOException {
+            inner.put(key, file);
+        }
+
+        @Override
+        public void put(String key, byte[] content) throws IOException {
+            inner.put(key, content);
+        }
+
+        @Override
+        public java.io.InputStream open(String key) throws IOException {
+            opened.incrementAndGet();
+            int now = running.incrementAndGet();
+            mostAtOnce.accumulateAndGet(now, Math::max);
+            try {
+                Thread.sleep(20);
+                try (java.io.InputStream in = inner.open(key)) {
+                    return new java.io.ByteArrayInputStream(in.readAllBytes());
+                }
+            } catch (InterruptedException e) {
+                throw new java.io.InterruptedIOException();
+            } finally {
+                running.decrementAndGet();
+            }
+        }
+
+        @Override
+        public List<StoredObject> list(String prefix) throws IOException {
+            listed.incrementAndGet();
+            return inner.list(prefix);
+        }
+
+        @Override
+        public void delete(String key) throws IOException {
+            inner.delete(key);
+        }
+
+        @Override
+        public java.util.Optional<Versioned> read(String key) throws IOException {
+            return inner.read(key);
+        }
+
+        @Override
+        public String putIfVersion(String key, byte[] content, java.util.Optional<String> expected) throws IOException {
+            return inner.putIfVersion(key, content, expected);
+        }
+
+        @Override
+        public void deleteIfVersion(String key, String expected) throws IOException {
+            inner.deleteIfVersion(key, expected);
+        }
+
+        @Override
+        public int concurrentReads() {
+            return concurrent;
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
     /** A directory store that refuses writes of one file name, and every delete while {@code down}. */
     private static class Failing implements io.etcdwright.modules.backup.store.Store {
         final DirectoryStore inner;

@@ -161,11 +161,20 @@ class MembershipPlanTest {
     void withoutQuorumNothingIsPlannedAndTheWayOutIsARestore() {
         MembershipPlan plan = MembershipPlan.plan(List.of(leader(1), down(2), down(3)), List.of(want(1), want(4), want(5)), "3.5.16");
         assertEquals(List.of(), plan.changes());
-        assertEquals(List.of(new Refusal.NoQuorum(List.of("h1"), List.of("h2", "h3"))), plan.refusals());
-        assertTrue(plan.refusals().get(0).what().contains("only 1 of 3 voting members are healthy (h1; down: h2, h3)"),
-                plan.refusals().get(0).what());
-        assertTrue(plan.refusals().get(0).whatToDo().startsWith("bring h2, h3 back first"), plan.refusals().get(0).whatToDo());
-        assertTrue(plan.refusals().get(0).whatToDo().contains("recover from a backup"));
+        Refusal.DownVoter.Way repair = Refusal.DownVoter.Way.REPAIR;
+        assertEquals(List.of(new Refusal.QuorumLost(List.of("h1"), List.of(new Refusal.DownVoter("h2", "does not answer", repair),
+                new Refusal.DownVoter("h3", "does not answer", repair)), List.of("h1", "h2", "h3"),
+                "'etcdwright backups list' shows the backups a store holds")), plan.refusals());
+        assertEquals("quorum lost: only 1 of the 3 voting members answer (h1), and a quorum is 2; down: h2 (does not answer);"
+                + " h3 (does not answer). Without quorum the cluster commits no write, and a membership change is a write: no"
+                + " member can be removed, replaced or added now", plan.refusals().get(0).what());
+        assertEquals("(1) bring 1 more voting member back: repair etcd on h2, h3 ('etcdwright status' and the etcd journal"
+                + " there say why it does not answer). With the hosts back, apply with the spec's members as the cluster has"
+                + " them (h1, h2, h3) starts etcd where it is stopped; change the membership once quorum is back; or (2) if"
+                + " they are lost for good, rebuild the cluster from a backup with 'etcdwright restore --from BACKUP': list the"
+                + " hosts that answer, and new hosts in place of the lost ones, as the spec's members (restore moves each"
+                + " listed member's old data aside); 'etcdwright backups list' shows the backups a store holds",
+                plan.refusals().get(0).whatToDo());
     }
 
     @Test
@@ -217,10 +226,10 @@ class MembershipPlanTest {
     }
 
     @Test
-    void aNoQuorumRefusalNamesAMemberWithoutANameByItsId() {
+    void aQuorumLostRefusalNamesAMemberWithoutANameByItsId() {
         Current unnamedDown = new Current("id3", "", url(3), false, false, false);
         Refusal r = MembershipPlan.plan(List.of(leader(1), down(2), unnamedDown), List.of(want(1)), "3.5.16").refusals().get(0);
-        assertEquals(new Refusal.NoQuorum(List.of("h1"), List.of("h2", "id3")), r);
+        assertEquals(List.of("h2", "id3"), ((Refusal.QuorumLost) r).down().stream().map(Refusal.DownVoter::name).toList());
     }
 
     @Test

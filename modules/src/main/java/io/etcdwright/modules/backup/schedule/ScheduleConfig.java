@@ -110,27 +110,75 @@ public final class ScheduleConfig {
     }
 
     /**
-     * The timer: a tick {@code intervalMinutes} after it starts (at boot, or when apply enables it)
-     * and then after each run. A small random delay keeps the members' ticks (and many clusters'
-     * uploads) from landing in the same second.
+     * The timer: ticks at fixed times of the UTC day, every {@code intervalMinutes} from midnight
+     * (systemd's OnCalendar), and {@code Persistent=true}: a tick that fell while the host was off (or
+     * the timer stopped) is caught up as soon as the timer starts again at boot, as an operator expects
+     * of a backup schedule, instead of the next tick waiting a whole interval after boot (a monotonic
+     * timer's OnUnitActiveSec forgets what it missed). A small random delay keeps the members' ticks
+     * (and many clusters' uploads) from landing in the same second. The interval divides a day, or is
+     * a week (the spec's checks): the ticks are the same every day, so none is ever cut short.
      */
     public static String timer(ScheduleTarget target) {
         int minutes = target.schedule().intervalMinutes();
         int jitterSeconds = Math.min(60, minutes * 6);
+        String calendars = calendars(minutes).stream().map(c -> "OnCalendar=" + c + "\n").collect(java.util.stream.Collectors.joining());
         return """
                 # Managed by etcdwright: edits here are reverted by the next apply.
                 [Unit]
                 Description=etcdwright scheduled backups of etcd cluster %s every %d min
 
                 [Timer]
-                OnActiveSec=%dmin
-                OnUnitActiveSec=%dmin
+                %sPersistent=true
                 AccuracySec=1s
                 RandomizedDelaySec=%ds
                 Unit=%s
 
                 [Install]
                 WantedBy=timers.target
-                """.formatted(target.clusterName(), minutes, minutes, minutes, jitterSeconds, ScheduleLayout.SERVICE);
+                """.formatted(target.clusterName(), minutes, calendars, jitterSeconds, ScheduleLayout.SERVICE);
+    }
+
+    /**
+     * systemd calendar expressions, in UTC, for a tick every {@code minutes} from midnight: one when
+     * the interval divides an hour or is whole hours dividing a day; a day, a week; otherwise one per
+     * tick minute of the hours where the ticks repeat (an interval of 45 min repeats every 3 hours:
+     * 00/3:00, 00/3:45, 01/3:30, 02/3:15).
+     *
+     * @throws IllegalArgumentException for an interval that neither divides a day nor is a week
+     */
+    public static java.util.List<String> calendars(int minutes) {
+        if (minutes == WEEK_MINUTES) {
+            return java.util.List.of("Mon *-*-* 00:00:00 UTC");
+        }
+        if (minutes == DAY_MINUTES) {
+            return java.util.List.of("*-*-* 00:00:00 UTC");
+        }
+        if (minutes <= 0 || DAY_MINUTES % minutes != 0) {
+            throw new IllegalArgumentException("an interval of " + minutes + " min neither divides a day nor is a week");
+        }
+        if (60 % minutes == 0) {
+            return java.util.List.of("*-*-* *:00/" + minutes + ":00 UTC");
+        }
+        if (minutes % 60 == 0) {
+            return java.util.List.of("*-*-* 00/" + minutes / 60 + ":00:00 UTC");
+        }
+        int period = minutes / gcd(minutes, 60) * 60; // the least multiple of an hour the ticks repeat in
+        java.util.List<String> calendars = new java.util.ArrayList<>();
+        for (int t = 0; t < period; t += minutes) {
+            calendars.add(String.format(java.util.Locale.ROOT, "*-*-* %02d/%d:%02d:00 UTC", t / 60, period / 60, t % 60));
+        }
+        return calendars;
+    }
+
+    /** Whether the timer can tick every {@code minutes} at the same times every day: it divides a day, or is a week. */
+    public static boolean fitsTheCalendar(int minutes) {
+        return minutes == WEEK_MINUTES || minutes > 0 && DAY_MINUTES % minutes == 0;
+    }
+
+    private static final int DAY_MINUTES = 1440;
+    private static final int WEEK_MINUTES = 7 * DAY_MINUTES;
+
+    private static int gcd(int a, int b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 }

@@ -224,6 +224,12 @@ public final class S3Store implements Store {
         return settings.prefix() + StoreKeys.check(key);
     }
 
+    /** The SDK's client serves requests side by side, each on a connection of its own. */
+    @Override
+    public int concurrentReads() {
+        return 16;
+    }
+
     @Override
     public void close() {
         s3.close();

@@ -42,6 +42,14 @@ public interface Store extends AutoCloseable {
     /** Removes {@code key}; removing an absent key is no error. */
     void delete(String key) throws IOException;
 
+    /**
+     * How many reads may run at once on this store (listing a store reads one meta per backup): an
+     * S3 bucket serves many requests side by side, a single SFTP channel one at a time.
+     */
+    default int concurrentReads() {
+        return 1;
+    }
+
     // Versioned writes: compare-and-swap on one small object, for state many workstations share.
 
     /**

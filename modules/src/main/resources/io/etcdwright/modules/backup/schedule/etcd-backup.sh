@@ -24,8 +24,14 @@ log() { printf 'etcd-backup: %s\n' "$*" >&2; }
 
 # The settings backup.conf may hold (read_conf makes each a CONF_ variable; others are ignored).
 CONF_KEYS=(CLUSTER MEMBER MEMBER_COUNT ENDPOINT CACERT CERT KEY ETCD_BIN_DIR STORE_TYPE STORE_PATH
-  SFTP_HOST SFTP_PORT SFTP_USER S3_ENDPOINT S3_REGION S3_BUCKET S3_PREFIX S3_PATH_STYLE ENCRYPT
+  SFTP_HOST SFTP_PORT SFTP_USER S3_ENDPOINT S3_REGION S3_BUCKET S3_PREFIX S3_PATH_STYLE S3_PART_SIZE ENCRYPT
   KEEP_ALL_FOR_HOURS HOURLY_FOR_DAYS DAILY_FOR_DAYS)
+
+# S3: an object larger than a part goes up as a multipart upload (one PUT holds 5 GiB at most, and
+# etcd's quota allows 8 GiB), in parts of 64 MiB as the workstation's client sends them: 128 parts
+# for 8 GiB, far below S3's 10000, each part staged in the run's directory. S3_PART_SIZE in
+# backup.conf (bytes; S3's minimum is 5 MiB) changes it: tests use it for small backups.
+DEFAULT_S3_PART_SIZE=$((64 * 1024 * 1024))
 
 # Values used as numbers or to pick code are checked first: bash arithmetic would evaluate an
 # expression (and run $(...) in an array index), and the store type names the functions called.
@@ -37,6 +43,8 @@ check_conf() {
     [[ ${!v:-} =~ ^[0-9]{1,6}$ ]] || { log "$k must be a number, not '${!v:-}'"; return 1; }
   done
   [ "$CONF_STORE_TYPE" != sftp ] || [[ ${CONF_SFTP_PORT:-} =~ ^[0-9]{1,5}$ ]] || { log "SFTP_PORT must be a number"; return 1; }
+  [ -z "${CONF_S3_PART_SIZE:-}" ] || [[ $CONF_S3_PART_SIZE =~ ^[0-9]{1,12}$ ]] && [ "${CONF_S3_PART_SIZE:-1}" -gt 0 ] ||
+    { log "S3_PART_SIZE must be a number of bytes"; return 1; }
 }
 
 # Reads the S3 credentials file (AWS_ACCESS_KEY_ID=..., AWS_SECRET_ACCESS_KEY=..., optional
@@ -255,7 +263,59 @@ s3_list() {
   done
 }
 s3_put() {
-  s3_curl -T "$1" "$(s3_base)/$(uri_encode "$CONF_S3_PREFIX$2" 1)" >/dev/null
+  local size part_size
+  size=$(stat -c %s -- "$1")
+  part_size=$((10#${CONF_S3_PART_SIZE:-$DEFAULT_S3_PART_SIZE}))
+  if [ "$size" -le "$part_size" ]; then
+    s3_curl -T "$1" "$(s3_base)/$(uri_encode "$CONF_S3_PREFIX$2" 1)" >/dev/null
+  else
+    s3_multipart_put "$1" "$2" "$size" "$part_size"
+  fi
+}
+
+# A multipart upload (S3's CreateMultipartUpload, UploadPart, CompleteMultipartUpload): the object
+# appears whole when completed, or never. A failure aborts it (on_exit, from MULTIPART), so no
+# stored part is left behind to be paid for. Query parameters are written sorted, with '=' even
+# when empty: SigV4 signs the canonical query and curl sends it as given.
+MULTIPART=()
+s3_multipart_put() {
+  local src=$1 key=$2 size=$3 part_size=$4 url body upload_id number=1 offset=0 etag parts=$WORK/parts.xml
+  url="$(s3_base)/$(uri_encode "$CONF_S3_PREFIX$key" 1)"
+  body=$(s3_curl -X POST "$url?uploads=") || return 1
+  upload_id=$(printf '%s' "$body" | sed -n 's:.*<UploadId>\([^<]*\)</UploadId>.*:\1:p' | head -n1)
+  [ -n "$upload_id" ] || { S3_ERROR="no UploadId in the answer to CreateMultipartUpload"; log "$S3_ERROR"; return 1; }
+  MULTIPART=("$key" "$upload_id")
+  printf '<CompleteMultipartUpload>' >"$parts"
+  while [ "$offset" -lt "$size" ]; do
+    # One part at a time from the file (a pipe has no length, which S3 needs), then removed.
+    dd if="$src" of="$WORK/part" bs=1M iflag=skip_bytes,count_bytes skip="$offset" count="$part_size" status=none
+    s3_curl -D "$WORK/part-headers" -T "$WORK/part" \
+      "$url?partNumber=$number&uploadId=$(uri_encode "$upload_id" 0)" >/dev/null || return 1
+    etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: *\(.*\)$/\1/p' "$WORK/part-headers" | tr -d '\r' | tail -n1)
+    # An ETag is a quoted hex digest: nothing in it needs escaping in XML, and one that is not is refused.
+    [[ $etag =~ ^\"?[0-9A-Za-z-]+\"?$ ]] || { S3_ERROR="no usable ETag in the answer to part $number"; log "$S3_ERROR"; return 1; }
+    printf '<Part><PartNumber>%s</PartNumber><ETag>%s</ETag></Part>' "$number" "$etag" >>"$parts"
+    offset=$((offset + part_size))
+    number=$((number + 1))
+  done
+  rm -f -- "$WORK/part" "$WORK/part-headers"
+  printf '</CompleteMultipartUpload>' >>"$parts"
+  body=$(s3_curl -X POST -H 'Content-Type: application/xml' --data-binary "@$parts" \
+    "$url?uploadId=$(uri_encode "$upload_id" 0)") || return 1
+  # S3 may answer 200 and still fail the completion, with an <Error> in the body.
+  if printf '%s' "$body" | grep -q '<Error>'; then
+    S3_ERROR="CompleteMultipartUpload: $(printf '%s' "$body" | sed -n 's:.*<Code>\([^<]*\)</Code>.*:\1:p' | head -n1)"
+    log "S3 request failed: $S3_ERROR"
+    return 1
+  fi
+  MULTIPART=()
+  log "uploaded $key in $((number - 1)) parts of at most $part_size bytes"
+}
+s3_multipart_abort() {
+  [ "${#MULTIPART[@]}" -eq 2 ] || return 0
+  s3_curl -X DELETE "$(s3_base)/$(uri_encode "$CONF_S3_PREFIX${MULTIPART[0]}" 1)?uploadId=$(uri_encode "${MULTIPART[1]}" 0)" \
+    >/dev/null || log "could not abort the multipart upload of ${MULTIPART[0]} (${MULTIPART[1]}): its parts stay in the bucket until a lifecycle rule removes them"
+  MULTIPART=()
 }
 s3_delete() {
   s3_curl -X DELETE "$(s3_base)/$(uri_encode "$CONF_S3_PREFIX$1" 1)" >/dev/null
@@ -295,6 +355,9 @@ on_exit() {
     # Nothing of this run may look like a backup: its uploads go, metas first (they are last
     # in UPLOADED, so deleting in reverse order removes them first).
     local i
+    local reason=${S3_ERROR:-}
+    [ "${CONF_STORE_TYPE:-}" != s3 ] || s3_multipart_abort 2>/dev/null || true
+    S3_ERROR=$reason
     for ((i = ${#UPLOADED[@]} - 1; i >= 0; i--)); do
       store_delete "${UPLOADED[i]}" 2>/dev/null || log "could not remove the partial upload ${UPLOADED[i]}"
     done

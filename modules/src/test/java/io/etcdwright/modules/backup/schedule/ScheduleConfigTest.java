@@ -89,10 +89,59 @@ class ScheduleConfigTest {
         }
     }
 
+    /**
+     * The ticks fall at the same times of every UTC day, and a tick missed while the host was off is
+     * taken when the timer starts again at boot (Persistent=true, which only calendar timers have).
+     */
     @Test
-    void theTimerTicksEveryIntervalFromWhenItStarts() {
+    void theTimerTicksAtFixedTimesOfTheDayAndCatchesUpATickMissedWhileTheHostWasOff() {
         String timer = ScheduleConfig.timer(s3("b", "p/"));
-        assertTrue(timer.contains("OnActiveSec=15min\nOnUnitActiveSec=15min\n"), timer);
+        assertTrue(timer.contains("[Timer]\nOnCalendar=*-*-* *:00/15:00 UTC\nPersistent=true\n"), timer);
+        assertFalse(timer.contains("OnUnitActiveSec") || timer.contains("OnActiveSec"), timer);
+        assertEquals(List.of("*-*-* *:00/1:00 UTC"), ScheduleConfig.calendars(1));
+        assertEquals(List.of("*-*-* 00/2:00:00 UTC"), ScheduleConfig.calendars(120));
+        assertEquals(List.of("*-*-* 00/3:00:00 UTC", "*-*-* 00/3:45:00 UTC", "*-*-* 01/3:30:00 UTC", "*-*-* 02/3:15:00 UTC"),
+                ScheduleConfig.calendars(45));
+        assertEquals(List.of("*-*-* 00:00:00 UTC"), ScheduleConfig.calendars(1440));
+        assertEquals(List.of("Mon *-*-* 00:00:00 UTC"), ScheduleConfig.calendars(10080));
+        // Every interval that divides a day: its calendars give exactly the day's ticks, evenly spaced.
+        for (int m = 1; m <= 1440; m++) {
+            if (1440 % m != 0) {
+                assertFalse(ScheduleConfig.fitsTheCalendar(m), "" + m);
+                continue;
+            }
+            java.util.Set<Integer> ticks = new java.util.TreeSet<>();
+            for (String c : ScheduleConfig.calendars(m)) {
+                java.util.regex.Matcher t = java.util.regex.Pattern.compile("\\*-\\*-\\* (\\*|\\d+)(?:/(\\d+))?:(\\d+)(?:/(\\d+))?:00 UTC")
+                        .matcher(c);
+                assertTrue(t.matches(), c);
+                List<Integer> hours = expand(t.group(1), t.group(2), 24);
+                List<Integer> minutes = expand(t.group(3), t.group(4), 60);
+                hours.forEach(h -> minutes.forEach(mm -> ticks.add(h * 60 + mm)));
+            }
+            java.util.Set<Integer> expected = new java.util.TreeSet<>();
+            for (int t = 0; t < 1440; t += m) {
+                expected.add(t);
+            }
+            assertEquals(expected, ticks, "every " + m + " min");
+        }
+        assertThrows(IllegalArgumentException.class, () -> ScheduleConfig.calendars(7));
+    }
+
+    /** A calendar field: "*", "N" or "N/STEP" below {@code limit}. */
+    private static List<Integer> expand(String start, String step, int limit) {
+        List<Integer> values = new java.util.ArrayList<>();
+        int first = start.equals("*") ? 0 : Integer.parseInt(start);
+        int by = step == null ? (start.equals("*") ? 1 : limit) : Integer.parseInt(step);
+        for (int v = first; v < limit; v += by) {
+            values.add(v);
+        }
+        return values;
+    }
+
+    @Test
+    void theServiceRunsTheScriptOnItsConfiguration() {
+        String timer = ScheduleConfig.timer(s3("b", "p/"));
         assertTrue(timer.contains("WantedBy=timers.target"), timer);
         String service = ScheduleConfig.service(s3("b", "p/"));
         assertTrue(service.contains("Type=oneshot\nExecStart=/usr/local/lib/etcdwright/etcd-backup /etc/etcdwright/backup\n"), service);
