@@ -12,9 +12,16 @@ import java.util.Optional;
  * @param backup  empty when the spec has no backup section
  * @param clients which hosts hold the admin and kube-apiserver client keys (none unless named)
  * @param maintenance scheduled maintenance (defragmentation); {@link Maintenance#NONE} when the spec has none
+ * @param monitoring  the hosts' textfile metrics for Prometheus; {@link Monitoring#NONE} when the spec has none
  */
 public record ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
-                          Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance) {
+                          Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance, Monitoring monitoring) {
+
+    /** A spec without a monitoring section. */
+    public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
+                       Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance) {
+        this(file, name, members, etcd, artifacts, tls, backup, clients, maintenance, Monitoring.NONE);
+    }
 
     /** A spec without a maintenance section. */
     public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
@@ -32,5 +39,6 @@ public record ClusterSpec(Path file, String name, Members members, EtcdSettings 
         Objects.requireNonNull(backup, "backup");
         Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(maintenance, "maintenance");
+        Objects.requireNonNull(monitoring, "monitoring");
     }
 }

@@ -260,6 +260,7 @@ public final class ConvergePlanner {
         ScheduleTarget.Resolved schedule = ScheduleTarget.resolve(in.desired());
         refusals.addAll(schedule.refusals());
         schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));
+        refusals.addAll(io.etcdwright.modules.monitoring.CertificateMetricsModule.refusals(in.desired(), in.facts()));
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
         VersionSteps.refusal(version, in.versions().allowDowntime(), spec.name()).ifPresent(refusals::add);
         rotation.ifPresent(r -> refusals.addAll(CaRotationPlanner.refusals(in, r,
@@ -298,6 +299,7 @@ public final class ConvergePlanner {
         boolean settled = membership.isEmpty() && version instanceof VersionChange.Unchanged;
         Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, List.of(new BackupScheduleModule(schedule.target()),
                 new io.etcdwright.modules.maintenance.DefragScheduleModule(spec, in.desired().members()),
+                new io.etcdwright.modules.monitoring.CertificateMetricsModule(in.desired()),
                 new ReleaseCleanupModule(settled)));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
         boolean risky = membership.isPresent() || !(version instanceof VersionChange.Unchanged);
@@ -324,6 +326,7 @@ public final class ConvergePlanner {
         List<io.etcdwright.engine.plan.Drift> drift = new ArrayList<>(
                 schedule.target().map(t -> BackupFreshness.drift(t, in.facts(), in.now())).orElse(List.of()));
         drift.addAll(io.etcdwright.modules.maintenance.DefragRuns.drift(spec, in.facts()));
+        io.etcdwright.modules.monitoring.CertificateMetricsModule.refreshAfterCertificates(in.desired(), steps);
         return new Plan(spec.name(), steps, List.of(), warnings, drift);
     }
 
