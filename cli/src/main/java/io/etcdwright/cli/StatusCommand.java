@@ -41,8 +41,12 @@ final class StatusCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions connection;
 
-    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
-    OutputFormat output;
+    /** text and json as every command; openmetrics only here. */
+    enum Format { text, json, openmetrics }
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json|openmetrics",
+            description = "Output format: openmetrics for a textfile collector or a Pushgateway (docs/monitoring.md).")
+    Format output;
 
     @Option(names = "--timeout", defaultValue = "5", paramLabel = "SECONDS", description = "Per-endpoint timeout.")
     int timeoutSeconds;
@@ -54,6 +58,57 @@ final class StatusCommand implements Callable<Integer> {
     public Integer call() {
         ConnectionOptions.positive("--timeout", timeoutSeconds);
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        Report report = collect(desired, connection, timeoutSeconds, output == Format.openmetrics);
+        PrintWriter out = spec.commandLine().getOut();
+        switch (output) {
+            case json -> out.println(Json.write(report.document()));
+            case openmetrics -> out.print(StatusMetrics.openMetrics(report, java.time.Instant.now()));
+            case text -> report.text().forEach(out::println);
+        }
+        return report.exitCode();
+    }
+
+    /**
+     * What {@code status} found about one cluster, from which each output format is printed.
+     *
+     * @param desired   the cluster's desired state (its members, its quota)
+     * @param lock      who holds the cluster's lock, when it was asked (openmetrics)
+     */
+    record Report(DesiredState desired, ClusterStatus status, boolean allHealthy, java.util.Optional<String> clusterVersion,
+                  List<Map<String, Object>> rows, List<Map<String, Object>> alarmRows,
+                  java.util.Optional<Map<String, Object>> backups, java.util.Optional<Map<String, Object>> defrags,
+                  java.util.Optional<Map<String, Object>> rotation, java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock) {
+
+        int exitCode() {
+            return allHealthy ? Main.OK : Main.ERROR;
+        }
+
+        /** {@code status -o json}. */
+        Map<String, Object> document() {
+            Map<String, Object> doc = StatusCommand.document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows,
+                    backups, rotation);
+            doc.put("defrag_schedule", defrags.orElse(null));
+            return doc;
+        }
+
+        List<String> text() {
+            List<String> lines = new ArrayList<>();
+            lines.add(String.format("cluster %s (id %s): %s, cluster version %s", desired.spec().name(), status.clusterId().orElse("?"),
+                    allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown")));
+            lines.addAll(StatusCommand.text(rows));
+            lines.addAll(alarmText(alarmRows));
+            backups.ifPresent(b -> lines.addAll(BackupStatus.text(b)));
+            defrags.ifPresent(d -> lines.addAll(io.etcdwright.modules.maintenance.DefragRuns.text(d)));
+            rotation.ifPresent(r -> lines.add(caRotationText(r)));
+            return lines;
+        }
+    }
+
+    /**
+     * Asks the members (over mTLS) and, for scheduled backups and defragmentation, their hosts
+     * (over SSH); with {@code askLock}, also who holds the cluster's lock. Throws when no member answers.
+     */
+    static Report collect(DesiredState desired, ConnectionOptions connection, int timeoutSeconds, boolean askLock) {
         var layout = Layouts.of(desired);
         ClusterPki pki = Pkis.of(desired);
         ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
@@ -61,10 +116,14 @@ final class StatusCommand implements Callable<Integer> {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
         List<MemberFacts.Alarm> alarms = List.of();
+        java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock = java.util.Optional.empty();
         try (EtcdAdminClient client = EtcdAdminClient.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(), timeout)) {
             status = client.status();
             if (status.members().stream().anyMatch(MemberStatus::healthy)) {
                 alarms = client.alarms();
+                if (askLock) {
+                    lock = io.etcdwright.modules.lock.ClusterLock.current(client.jetcd(), desired.spec().name(), timeout);
+                }
             }
         }
         // The minor every member speaks; during a minor upgrade it moves only once all run the newer.
@@ -93,22 +152,8 @@ final class StatusCommand implements Callable<Integer> {
                 && alarmRows.stream().allMatch(a -> Boolean.TRUE.equals(a.get("etcdwright_write_fence")));
         var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
         var defrags = DefragStatus.of(desired, connection);
-        PrintWriter out = spec.commandLine().getOut();
         java.util.Optional<Map<String, Object>> rotation = caRotation(pki);
-        if (output == OutputFormat.json) {
-            Map<String, Object> doc = document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows, backups, rotation);
-            doc.put("defrag_schedule", defrags.orElse(null));
-            out.println(Json.write(doc));
-        } else {
-            out.printf("cluster %s (id %s): %s, cluster version %s%n", desired.spec().name(), status.clusterId().orElse("?"),
-                    allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown"));
-            text(rows).forEach(out::println);
-            alarmText(alarmRows).forEach(out::println);
-            backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
-            defrags.ifPresent(d -> io.etcdwright.modules.maintenance.DefragRuns.text(d).forEach(out::println));
-            rotation.ifPresent(r -> out.println(caRotationText(r)));
-        }
-        return allHealthy ? Main.OK : Main.ERROR;
+        return new Report(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock);
     }
 
     /**

@@ -87,6 +87,15 @@ class TextfileMetricsTest {
         return Optional.empty();
     }
 
+    /** Every family of {@code text} is listed in docs/monitoring.md. */
+    static void documented(String text) throws Exception {
+        String doc = Files.readString(Path.of("..", "docs", "monitoring.md"));
+        Matcher family = Pattern.compile("(?m)^# TYPE (\\S+) ").matcher(text);
+        while (family.find()) {
+            assertTrue(doc.contains("`" + family.group(1) + "`"), family.group(1) + " is not in docs/monitoring.md");
+        }
+    }
+
     static List<String> textfiles(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(f -> f.getFileName().toString()).sorted().toList();
@@ -101,6 +110,7 @@ class TextfileMetricsTest {
         Path textfile = dir.resolve("textfiles/etcdwright_backup.prom");
         Promtool.checkMetrics(textfile);
         String text = Files.readString(textfile);
+        documented(text);
         String labels = "cluster=\"c1\",member=\"h1\",store=\"local \\\"disk\\\"\",store_type=\"directory\"";
         assertEquals(Optional.of("1"), sample(text, "etcdwright_backup_last_run_result", labels + ",result=\"success\""), text);
         assertEquals(Optional.of("0"), sample(text, "etcdwright_backup_last_run_result", "result=\"failed\""), text);
@@ -183,6 +193,7 @@ class TextfileMetricsTest {
         Path textfile = dir.resolve("textfiles/etcdwright_defrag.prom");
         Promtool.checkMetrics(textfile);
         String text = Files.readString(textfile);
+        documented(text);
         assertEquals(Optional.of("1"), sample(text, "etcdwright_defrag_last_run_result", "member=\"h2\",result=\"not-worth-it\""), text);
         assertEquals(Optional.of("0"), sample(text, "etcdwright_defrag_last_run_result", "result=\"failed\""), text);
         assertEquals(Optional.of("104857600"), sample(text, "etcdwright_defrag_last_run_db_size_before_bytes", "member=\"h2\""), text);
@@ -196,6 +207,7 @@ class TextfileMetricsTest {
         assertNotEquals(0, failed.exitCode());
         text = Files.readString(textfile);
         Promtool.checkMetrics(textfile);
+        documented(text);
         assertEquals(Optional.of("1"), sample(text, "etcdwright_defrag_last_run_result", "result=\"failed\""), text);
         assertEquals(Optional.of("1"), sample(text, "etcdwright_defrag_consecutive_failures", ""), text);
         assertEquals(Optional.of("1"), sample(text, "etcdwright_defrag_failures_total", ""), text);
@@ -223,6 +235,7 @@ class TextfileMetricsTest {
         Path textfile = dir.resolve("textfiles/etcdwright_certificates.prom");
         Promtool.checkMetrics(textfile);
         String text = Files.readString(textfile);
+        documented(text);
         long serverExpiry = Long.parseLong(sample(text, "etcdwright_certificate_expiry_timestamp_seconds",
                 "certificate=\"server\",file=\"" + pki.resolve("server.crt") + "\"").orElseThrow());
         assertTrue(Math.abs(serverExpiry - Instant.now().plusSeconds(30 * 86400L).getEpochSecond()) < 120, text);
