@@ -36,7 +36,7 @@ import java.util.concurrent.Callable;
         "Exits 0 when every member of the desired state is healthy, 1 otherwise (usable in monitoring and CI)."})
 final class StatusCommand implements Callable<Integer> {
     @Mixin
-    InputOptions input;
+    FleetOptions input;
 
     @Mixin
     ConnectionOptions connection;
@@ -54,9 +54,21 @@ final class StatusCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** The fleet's summary columns (docs/fleets.md). */
+    static final List<Fleet.Column> FLEET_COLUMNS = List.of(new Fleet.Column("MEMBERS", "members"),
+            new Fleet.Column("HEALTHY", "healthy_members"));
+
     @Override
     public Integer call() {
         ConnectionOptions.positive("--timeout", timeoutSeconds);
+        if (input.fleet()) {
+            Fleet.Renderer metrics = output != Format.openmetrics ? null : results -> StatusMetrics.openMetrics(results.stream()
+                    .map(r -> r.outcome().detail()).filter(Report.class::isInstance).map(Report.class::cast).toList(),
+                    java.time.Instant.now());
+            return Fleet.run("status", input, FLEET_COLUMNS, this::statusOne, output == Format.json, metrics,
+                    spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+        InputOptions input = this.input.single();
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         Report report = collect(desired, connection, timeoutSeconds, output == Format.openmetrics);
         PrintWriter out = spec.commandLine().getOut();
@@ -67,6 +79,17 @@ final class StatusCommand implements Callable<Integer> {
         }
         return report.exitCode();
     }
+
+    /** One cluster of a fleet, as status of it alone. */
+    private Fleet.Outcome statusOne(DesiredState desired) {
+        Report report = collect(desired, connection, timeoutSeconds, output == Format.openmetrics);
+        Map<String, Object> counts = new LinkedHashMap<>();
+        counts.put("members", desired.members().size());
+        counts.put("healthy_members", report.rows().stream().filter(r -> Boolean.TRUE.equals(r.get("healthy"))).count());
+        return new Fleet.Outcome(report.allHealthy() ? Fleet.Verdict.OK : Fleet.Verdict.UNHEALTHY, report.exitCode(),
+                String.join("\n", report.text()) + "\n", io.etcdwright.engine.output.Json.mapper().valueToTree(report.document()), counts, report);
+    }
+
 
     /**
      * What {@code status} found about one cluster, from which each output format is printed.
