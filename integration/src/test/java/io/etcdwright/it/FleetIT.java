@@ -143,7 +143,7 @@ class FleetIT {
         Element failure = (Element) failures.item(0);
         assertEquals(name(DRIFTED_A), ((Element) failure.getParentNode()).getAttribute("name"));
         String message = failure.getAttribute("message");
-        assertTrue(message.contains("h" + (3 * (DRIFTED_A - 1) + 2) + ":") && message.contains("heartbeat-interval"),
+        assertTrue(message.contains("h" + (3 * (DRIFTED_A - 1) + 2) + ":") && message.contains("/etc/etcd/etcd.conf.yml (content differs)"),
                 "the failure names the drift: " + message);
     }
 

@@ -198,8 +198,9 @@ class MonitoringIT {
         Testbed.ssh(1, "mv " + STORE + " " + STORE + ".away && touch " + STORE);
         assertNotEquals(0, Testbed.sshStatus(1, "systemctl start etcdwright-backup.service"));
         await("EtcdBackupFailing", MonitoringIT::firing, f -> f.contains("EtcdBackupFailing"));
-        // Two intervals without a success: the last one moved back three hours, as if the runs had failed since.
-        Testbed.ssh(1, "echo $(( $(date +%s) - 3 * 3600 )) > /var/lib/etcdwright/backup/last-success-at");
+        // Two intervals without a success: the record of the last one moved back three hours, as if the runs had failed since.
+        Testbed.ssh(1, "t=$(date -u -d '-3 hours' +%Y-%m-%dT%H:%M:%SZ) && sed -i \"s/\\\"time\\\":\\\"[^\\\"]*\\\"/\\\"time\\\":\\\"$t\\\"/\""
+                + " /var/lib/etcdwright/backup/last-success.json && grep -q \"$t\" /var/lib/etcdwright/backup/last-success.json");
         assertNotEquals(0, Testbed.sshStatus(1, "systemctl start etcdwright-backup.service"));
         List<String> both = await("EtcdBackupStale", MonitoringIT::firing, f -> f.contains("EtcdBackupStale"));
         assertTrue(both.contains("EtcdBackupFailing"), both.toString());

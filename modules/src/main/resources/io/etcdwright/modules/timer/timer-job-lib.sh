@@ -36,8 +36,8 @@ read_conf() {
 # record_run JSON KIND: JSON (one line) becomes STATE_DIR/last-run.json, replaced whole; KIND says
 # what the run means for what plan and status read: success (it is also last-success.json, and
 # the count of failed runs starts again), fine (nothing to do this time: the count starts again),
-# failed (the count goes up), anything else (the count stays). The metrics keep two more records:
-# last-success-at (seconds since the epoch) and failed-total (every failed run, never reset).
+# failed (the count goes up), anything else (the count stays). The metrics keep one more record:
+# failed-total (every failed run, never reset).
 record_run() {
   local tmp n=0
   tmp=$(mktemp "$STATE_DIR/.last-run.XXXXXX")
@@ -47,7 +47,6 @@ record_run() {
     success)
       cp -- "$STATE_DIR/last-run.json" "$STATE_DIR/.last-success.tmp"
       mv -f -- "$STATE_DIR/.last-success.tmp" "$STATE_DIR/last-success.json"
-      date -u +%s >"$STATE_DIR/last-success-at"
       echo 0 >"$STATE_DIR/failed-runs" ;;
     fine)
       echo 0 >"$STATE_DIR/failed-runs" ;;
@@ -120,7 +119,7 @@ state_number() {
 # no TEXTFILE_DIR nothing is written. RESULTS are every result the job knows: each gets a series
 # of PREFIX_last_run_result, 1 for this run's and 0 for the others, so a query never misses one.
 record_metrics() {
-  local file=$1 prefix=$2 result=$3 now r
+  local file=$1 prefix=$2 result=$3 now r success
   shift 3
   if [ -z "${CONF_TEXTFILE_DIR:-}" ]; then
     cat >/dev/null
@@ -136,9 +135,11 @@ record_metrics() {
     for r in "$@"; do
       metric "${prefix}_last_run_result" "result=\"$r\"" "$([ "$r" = "$result" ] && echo 1 || echo 0)"
     done
-    if [ -f "$STATE_DIR/last-success-at" ]; then
+    # The time last-success.json records: what status and plan read too.
+    success=$(sed -n 's/.*"time":"\([^"]*\)".*/\1/p' -- "$STATE_DIR/last-success.json" 2>/dev/null | head -n1)
+    if [ -n "$success" ] && success=$(date -u -d "$success" +%s 2>/dev/null); then
       metric_family "${prefix}_last_success_timestamp_seconds" gauge "When the last successful run ended (seconds since the epoch)."
-      metric "${prefix}_last_success_timestamp_seconds" "" "$(state_number last-success-at)"
+      metric "${prefix}_last_success_timestamp_seconds" "" "$success"
     fi
     metric_family "${prefix}_consecutive_failures" gauge "Runs that failed in a row since the last one that did not."
     metric "${prefix}_consecutive_failures" "" "$(state_number failed-runs)"
