@@ -77,7 +77,7 @@ public final class Main {
         @Override
         public String[] getVersion() {
             return new String[]{"etcdwright " + etcdwright(), "etcd minors: " + String.join(", ",
-                    new java.util.TreeSet<>(io.etcdwright.modules.upgrade.VersionCatalogue.builtIn().minors().keySet()))
+                    io.etcdwright.modules.catalogue.VersionCatalogue.builtIn().minors().stream().map(Object::toString).toList())
                     + " ('etcdwright version' says more)"};
         }
 

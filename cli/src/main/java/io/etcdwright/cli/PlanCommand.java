@@ -7,7 +7,7 @@ import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.cluster.ConvergePlanner;
 import io.etcdwright.modules.install.ReleaseArtifact;
 import io.etcdwright.modules.upgrade.PatchProbe;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.modules.upgrade.VersionChange;
 import io.etcdwright.modules.cluster.EtcdProbes;
 import io.etcdwright.modules.cluster.PendingStops;

@@ -1,7 +1,8 @@
 package io.etcdwright.cli;
 
 import io.etcdwright.engine.output.Json;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.engine.spec.Minor;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -14,7 +15,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "version", description = {"This etcdwright's version and the etcd releases it knows: per minor, the"
-        + " restore tool, the newest patch known, the patch required before the next minor; and the known-bad releases."})
+        + " restore tool, the newest patch known, the patch required before the next minor, how it downgrades, its end of"
+        + " life; and the known-bad releases."})
 final class VersionCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
     OutputFormat output;
@@ -31,17 +33,19 @@ final class VersionCommand implements Callable<Integer> {
             doc.put("version", 1);
             doc.put("etcdwright", Main.Version.etcdwright());
             List<Map<String, Object>> minors = new ArrayList<>();
-            catalogue.minors().values().stream().sorted(java.util.Comparator.comparing(VersionCatalogue.MinorLine::minor))
-                    .forEach(line -> {
-                        Map<String, Object> m = new LinkedHashMap<>();
-                        m.put("minor", line.minor());
-                        m.put("restore_tool", line.restoreTool());
-                        m.put("newest_known_patch", line.newestKnownPatch().map(Object::toString).orElse(null));
-                        m.put("minimum_patch_before_next_minor", line.minimumPatchBeforeNextMinor().toString());
-                        m.put("bump_revision_from", line.bumpRevisionFrom().map(Object::toString).orElse(null));
-                        m.put("rolling_downgrade_to", line.rollingDowngradeTo().map(Object::toString).orElse(null));
-                        minors.add(m);
-                    });
+            for (Minor minor : catalogue.minors()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("minor", minor.toString());
+                m.put("restore_tool", catalogue.restoreTool(minor.first()).orElseThrow().binary());
+                m.put("newest_known_patch", catalogue.newestKnownPatch(minor).map(Object::toString).orElse(null));
+                m.put("minimum_patch_before_next_minor", catalogue.upgradeFrom(minor)
+                        .map(step -> step.minimumPatch().toString()).orElse(null));
+                m.put("bump_revision_from", catalogue.bumpRevisionFrom(minor).map(Object::toString).orElse(null));
+                m.put("rolling_downgrade_to", rollingDowngradeTo(catalogue, minor).map(Object::toString).orElse(null));
+                m.put("downgrade", catalogue.downgradeFrom(minor).map(VersionCommand::method).orElse(null));
+                m.put("end_of_life", catalogue.endOfLife(minor).map(VersionCatalogue.EndOfLife::since).orElse(null));
+                minors.add(m);
+            }
             doc.put("etcd_minors", minors);
             List<Map<String, Object>> issues = new ArrayList<>();
             for (VersionCatalogue.KnownIssue issue : catalogue.knownIssues()) {
@@ -59,14 +63,29 @@ final class VersionCommand implements Callable<Integer> {
         }
         out.println("etcdwright " + Main.Version.etcdwright());
         out.println("etcd minors it operates:");
-        catalogue.minors().values().stream().sorted(java.util.Comparator.comparing(VersionCatalogue.MinorLine::minor))
-                .forEach(line -> out.printf("  %s  restore with %s; newest patch known %s; before the next minor: %s or newer%n",
-                        line.minor(), line.restoreTool(), line.newestKnownPatch().map(Object::toString).orElse("-"),
-                        line.minimumPatchBeforeNextMinor()));
+        for (Minor minor : catalogue.minors()) {
+            out.printf("  %s  restore with %s; newest patch known %s; %s%s%s%n", minor,
+                    catalogue.restoreTool(minor.first()).orElseThrow().binary(),
+                    catalogue.newestKnownPatch(minor).map(Object::toString).orElse("-"),
+                    catalogue.upgradeFrom(minor).map(step -> "before " + step.to() + ": " + step.minimumPatch() + " or newer")
+                            .orElse("no newer minor known"),
+                    catalogue.downgradeFrom(minor).map(d -> "; down to " + d.to() + ": " + (method(d).equals("downgrade-api")
+                            ? "online, through etcd's downgrade API" : "snapshot and restore, with downtime")).orElse(""),
+                    catalogue.endOfLife(minor).map(eol -> "; past its end of life since " + eol.since()).orElse(""));
+        }
         out.println("known-bad releases:");
         for (VersionCatalogue.KnownIssue issue : catalogue.knownIssues()) {
             out.printf("  %-6s %s%n", issue.refuse() ? "refuse" : "warn", issue);
         }
         return Main.OK;
+    }
+
+    private static String method(VersionCatalogue.Downgrade d) {
+        return d instanceof VersionCatalogue.Downgrade.ThroughApi ? "downgrade-api" : "restore";
+    }
+
+    private static java.util.Optional<io.etcdwright.engine.spec.Version> rollingDowngradeTo(VersionCatalogue catalogue, Minor m) {
+        return catalogue.downgradeFrom(m).filter(VersionCatalogue.Downgrade.ByRestore.class::isInstance)
+                .flatMap(d -> ((VersionCatalogue.Downgrade.ByRestore) d).rollingFrom());
     }
 }

@@ -119,7 +119,7 @@ class BadInputCorpusTest {
         assertTrue(total >= 150, "cases: " + perClass);
         for (String required : List.of("yaml-syntax", "types", "unknown-fields", "missing-required", "references",
                 "duplicates", "conflicts", "injection", "traversal", "bombs", "files", "missing-files", "ip-literals",
-                "ranges", "managed-settings", "plan-files")) {
+                "ranges", "managed-settings", "release-settings", "plan-files")) {
             assertTrue(perClass.getOrDefault(required, 0L) >= 3, "class " + required + " has cases: " + perClass);
         }
     }

@@ -231,7 +231,7 @@ class TransportMigrationScenarioTest {
                 String token = EtcdConfigFile.tokenIn(recorded).orElseThrow();
                 String config = EtcdConfigFile.render(new EtcdConfigFile.Peer(name, member.address()), everyone, "new", token,
                         Layouts.of(desired).withTransport(stages.get(name)), desired.spec().etcd().ports().metrics().orElse(0),
-                        desired.spec().etcd().settings());
+                        desired.spec().etcd().parsedVersion(), desired.spec().etcd().settings());
                 String meta = line(files, "meta=");
                 if (pending.contains(name)) {
                     double started = Double.parseDouble(line(probes.path("etcd_service").asText(), "started="));

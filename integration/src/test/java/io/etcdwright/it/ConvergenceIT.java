@@ -41,8 +41,8 @@ class ConvergenceIT {
         return file;
     }
 
-    static String example(String file) throws Exception {
-        return Files.readString(Testbed.ROOT.resolve("examples/" + file));
+    static String example(String file) {
+        return Testbed.example(file);
     }
 
     /** The real launcher in its own process, so it can be killed like an operator's ^C or a lost laptop. */
@@ -148,8 +148,7 @@ class ConvergenceIT {
 
     @Test
     void aPatchVersionRollsMemberByMemberAndAMinorChangeIsRefused() throws Exception {
-        List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
-        String newest = versions.get(versions.size() - 1);
+        String newest = Testbed.newestRelease("3.5");
         String base = example("three-node.yaml").replace("name: three", "name: patch");
         Path spec = spec("patch", base);
         assertEquals(0, Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes").exitCode());

@@ -48,8 +48,7 @@ class RollingUnderLoadIT {
 
     @Test
     void patchUpgradeDowngradeAndRenewalRollUnderWritesWithoutLosingAnAcknowledgedWrite() throws Exception {
-        List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
-        String newest = versions.get(versions.size() - 1);
+        String newest = Testbed.newestRelease("3.5");
         String base = Testbed.example("three-node.yaml").replace("name: three", "name: load");
         Path spec = HOSTS.home().resolve("load.yaml");
         Files.writeString(spec, base);

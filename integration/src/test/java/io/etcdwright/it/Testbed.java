@@ -77,6 +77,30 @@ final class Testbed {
     }
 
     /**
+     * The newest release of MINOR ("3.5") the testbed's release server offers (testbed/testbed
+     * releases: Debian's 3.4 and 3.5 packages, the newest 3.5, 3.6 and 3.7 built from etcd's Go
+     * modules); fails the test when it offers none.
+     */
+    static String newestRelease(String minor) {
+        try {
+            List<String> versions = Files.readAllLines(HOME.resolve("releases/versions"));
+            String newest = null;
+            for (String v : versions) {
+                if (v.startsWith(minor + ".")) {
+                    newest = v;   // the file lists them oldest first (sort -V)
+                }
+            }
+            if (newest == null) {
+                throw new AssertionError("the testbed offers no etcd " + minor + ".x (" + versions
+                        + "): run testbed/testbed releases (3.6 and 3.7 need Go, see its warnings)");
+            }
+            return newest;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * One of the project's examples (examples/FILE) with its artifact URLs pointed at this testbed's
      * release server: the examples name the default testbed's, which another testbed's hosts cannot reach.
      */

@@ -102,8 +102,7 @@ class UpgradeInterruptedIT {
      */
     @Test
     void aMemberDownWhenTheUpgradeStartsStopsItBeforeItTouchesAMemberHost() throws Exception {
-        List<String> versions = Files.readAllLines(Testbed.HOME.resolve("releases/versions"));
-        String newest = versions.get(versions.size() - 1);
+        String newest = Testbed.newestRelease("3.5");
         String v3516 = Testbed.example("three-node.yaml").replace("name: three", "name: preflight");
         Path spec = HOSTS.home().resolve("preflight.yaml");
         create(spec, v3516);

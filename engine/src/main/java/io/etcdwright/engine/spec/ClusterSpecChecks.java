@@ -11,6 +11,7 @@ import io.etcdwright.engine.source.WorkstationFiles;
 import io.etcdwright.engine.source.YamlDocument;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -39,19 +40,21 @@ final class ClusterSpecChecks {
     private final YamlDocument document;
     private final ClusterSpec spec;
     private final Problems problems;
+    private final VersionRules rules;
 
-    ClusterSpecChecks(YamlDocument document, ClusterSpec spec, Problems problems) {
+    ClusterSpecChecks(YamlDocument document, ClusterSpec spec, Problems problems, VersionRules rules) {
         this.document = document;
         this.spec = spec;
         this.problems = problems;
+        this.rules = rules;
     }
 
     void run() {
         checkControlCharacters(document.root(), FieldPath.ROOT);
-        checkVersion();
         checkPorts();
         checkDataDir();
         checkSettings();
+        checkAgainstRelease();
         checkArtifacts();
         checkPki();
         checkTransport();
@@ -95,15 +98,38 @@ final class ClusterSpecChecks {
         }
     }
 
-    private void checkVersion() {
+    /**
+     * The version and the settings as the spec's etcd release reads them ({@link VersionRules}): a
+     * release etcdwright does not operate, a setting that release dropped or spells otherwise. Only
+     * settings found well-formed above are asked about.
+     */
+    private void checkAgainstRelease() {
         FieldPath version = FieldPath.of("etcd", "version");
-        if (reported(version)) {
+        Optional<Version> parsed = Version.tryParse(spec.etcd().version());
+        if (reported(version) || parsed.isEmpty()) {
             return;
         }
-        Version.tryParse(spec.etcd().version())
-                .filter(v -> !v.isAtLeast(Version.OLDEST_SUPPORTED))
-                .ifPresent(v -> problems.error(document, version, "etcd " + v + " is not supported: etcdwright needs etcd "
-                        + Version.OLDEST_SUPPORTED.major() + "." + Version.OLDEST_SUPPORTED.minor() + " or newer"));
+        FieldPath settings = FieldPath.of("etcd", "settings");
+        Map<String, Object> wellFormed = new LinkedHashMap<>();
+        spec.etcd().settings().forEach((key, value) -> {
+            if (!reported(settings.key(key))) {
+                wellFormed.put(key, value);
+            }
+        });
+        for (VersionRules.Finding finding : rules.check(parsed.get(), wellFormed)) {
+            FieldPath at = finding.setting().map(settings::key).orElse(version);
+            if (finding.setting().isEmpty()) {
+                if (finding.error()) {
+                    problems.error(document, at, finding.message());
+                } else {
+                    problems.warning(document, at, finding.message());
+                }
+            } else if (finding.error()) {
+                problems.errorAtKey(document, at, finding.message());
+            } else {
+                problems.warningAtKey(document, at, finding.message());
+            }
+        }
     }
 
     private void checkPorts() {

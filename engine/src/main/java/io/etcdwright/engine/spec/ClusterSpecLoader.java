@@ -21,8 +21,16 @@ public final class ClusterSpecLoader {
      * @throws InvalidInputException with every problem (warnings too) if any is an error
      */
     public static ClusterSpec load(Path file) {
+        return load(file, VersionRules.installed());
+    }
+
+    /**
+     * @param rules what the spec's etcd release makes of its version and settings
+     * @throws InvalidInputException with every problem (warnings too) if any is an error
+     */
+    public static ClusterSpec load(Path file, VersionRules rules) {
         Problems problems = new Problems();
-        Optional<Read> read = read(file, problems);
+        Optional<Read> read = read(file, problems, rules);
         problems.throwIfErrors();
         return read.orElseThrow().spec();
     }
@@ -31,7 +39,7 @@ public final class ClusterSpecLoader {
     record Read(YamlDocument document, ClusterSpec spec) {}
 
     /** Reads {@code file}, adding its problems to {@code problems}. */
-    static Optional<Read> read(Path file, Problems problems) {
+    static Optional<Read> read(Path file, Problems problems, VersionRules rules) {
         YamlDocument document;
         try {
             document = YamlDocument.load(file);
@@ -46,7 +54,7 @@ public final class ClusterSpecLoader {
             return Optional.empty();
         }
         ClusterSpec spec = new ClusterSpecReader(document, problems).read();
-        new ClusterSpecChecks(document, spec, problems).run();
+        new ClusterSpecChecks(document, spec, problems, rules).run();
         return Optional.of(new Read(document, spec));
     }
 }

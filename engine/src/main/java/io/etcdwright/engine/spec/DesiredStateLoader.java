@@ -25,10 +25,18 @@ public final class DesiredStateLoader {
      * @throws InvalidInputException with every problem (warnings too) if any is an error
      */
     public static DesiredState load(Path inventoryFile, Path specFile) {
+        return load(inventoryFile, specFile, VersionRules.installed());
+    }
+
+    /**
+     * @param rules what the spec's etcd release makes of its version and settings
+     * @throws InvalidInputException with every problem (warnings too) if any is an error
+     */
+    public static DesiredState load(Path inventoryFile, Path specFile, VersionRules rules) {
         Problems problems = new Problems();
         InventoryLoader.Outcome inventoryOutcome = InventoryLoader.read(inventoryFile);
         problems.addAll(inventoryOutcome.problems());
-        Optional<ClusterSpecLoader.Read> spec = ClusterSpecLoader.read(specFile, problems);
+        Optional<ClusterSpecLoader.Read> spec = ClusterSpecLoader.read(specFile, problems, rules);
 
         List<Member> members = List.of();
         Optional<Inventory> inventory = inventoryOutcome.inventory();

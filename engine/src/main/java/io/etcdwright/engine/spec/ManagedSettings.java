@@ -51,6 +51,9 @@ final class ManagedSettings {
             }
         }
         MANAGED.put("self-signed-cert-validity", TLS);
+        // etcd 3.6's name for peer-transport-security's skip-client-san-verification (3.5: a flag only).
+        MANAGED.put("peer-skip-client-san-verification", TLS);
+        MANAGED.put("experimental-peer-skip-client-san-verification", TLS);
     }
 
     private static final Set<String> POSITIVE_INTEGERS = Set.of("heartbeat-interval", "election-timeout", "snapshot-count",

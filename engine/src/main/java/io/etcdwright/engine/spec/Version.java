@@ -7,9 +7,6 @@ import java.util.regex.Pattern;
 /** An etcd release version, X.Y.Z, ordered numerically (3.5.10 is newer than 3.5.9). */
 public record Version(int major, int minor, int patch) implements Comparable<Version> {
 
-    /** etcdwright relies on the v3 API, learners-era flags and config keys of 3.4 and later. */
-    public static final Version OLDEST_SUPPORTED = new Version(3, 4, 0);
-
     private static final Pattern SHAPE = Pattern.compile("^(\\d+)\\.(\\d+)\\.(\\d+)$");
 
     public Version {
@@ -35,6 +32,11 @@ public record Version(int major, int minor, int patch) implements Comparable<Ver
         } catch (NumberFormatException tooLarge) {
             return Optional.empty();
         }
+    }
+
+    /** Its minor release line: 3.6 for 3.6.14. */
+    public Minor minorLine() {
+        return new Minor(major, minor);
     }
 
     public boolean isAtLeast(Version other) {

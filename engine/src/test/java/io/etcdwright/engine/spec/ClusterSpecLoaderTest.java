@@ -26,7 +26,7 @@ class ClusterSpecLoaderTest {
     Path dir;
 
     private ClusterSpec load(String yaml) {
-        return ClusterSpecLoader.load(Fixtures.write(dir, "specs/demo.yaml", yaml));
+        return ClusterSpecLoader.load(Fixtures.write(dir, "specs/demo.yaml", yaml), SupportFloorRules.RULES);
     }
 
     @Test
@@ -45,7 +45,7 @@ class ClusterSpecLoaderTest {
 
     @Test
     void theThreeNodeSampleLoads() {
-        ClusterSpec spec = ClusterSpecLoader.load(Fixtures.resource("specs/three-nodes.yaml"));
+        ClusterSpec spec = ClusterSpecLoader.load(Fixtures.resource("specs/three-nodes.yaml"), SupportFloorRules.RULES);
         assertEquals(OptionalInt.of(2381), spec.etcd().ports().metrics());
         assertEquals(Map.of("heartbeat-interval", 100, "election-timeout", 1000), spec.etcd().settings());
         assertEquals(new BackupPolicy(List.of(new BackupStore.Directory("local", "/var/backups/etcd")), Optional.empty(),

@@ -45,7 +45,7 @@ class DesiredStateLoaderTest {
     Path dir;
 
     private DesiredState load(String inventory, String spec) {
-        return DesiredStateLoader.load(Fixtures.write(dir, "hosts.yaml", inventory), Fixtures.write(dir, "demo.yaml", spec));
+        return DesiredStateLoader.load(Fixtures.write(dir, "hosts.yaml", inventory), Fixtures.write(dir, "demo.yaml", spec), SupportFloorRules.RULES);
     }
 
     /** Every problem as printed, with the temporary directory cut off. */
@@ -65,7 +65,7 @@ class DesiredStateLoaderTest {
     @Test
     void theTestbedSamplesLoadWithoutProblems() {
         DesiredState state = DesiredStateLoader.load(Fixtures.resource("inventories/testbed.yaml"),
-                Fixtures.resource("specs/three-nodes.yaml"));
+                Fixtures.resource("specs/three-nodes.yaml"), SupportFloorRules.RULES);
         assertEquals(List.of(), state.warnings());
         assertEquals(List.of("h1", "h2", "h3"), state.members().stream().map(Member::name).toList());
         assertEquals(List.of("10.77.0.11", "10.77.0.12", "10.77.0.13"), state.members().stream().map(Member::address).toList());
@@ -414,8 +414,21 @@ class DesiredStateLoaderTest {
     void aMissingSpecFileIsReportedWithTheInventorysProblems() {
         Path inventory = Fixtures.write(dir, "hosts.yaml", INVENTORY);
         InvalidInputException e = assertThrows(InvalidInputException.class,
-                () -> DesiredStateLoader.load(inventory, dir.resolve("nope.yaml")));
+                () -> DesiredStateLoader.load(inventory, dir.resolve("nope.yaml"), SupportFloorRules.RULES));
         assertEquals(List.of("nope.yaml:1:1: error: cannot read: no such file (looked for nope.yaml)"),
                 e.problems().stream().map(this::relative).toList());
+    }
+
+    @Test
+    void theEngineTestResourcesValidate() {
+        DesiredStateLoader.load(Fixtures.resource("inventories/testbed.yaml"), Fixtures.resource("specs/three-nodes.yaml"),
+                SupportFloorRules.RULES);
+    }
+
+    @Test
+    void whatTheReleaseMakesOfASettingIsReportedAtItsKey() {
+        assertEquals(List.of("demo.yaml:7:5: error: etcd.settings.not-in-this-release-x: is not a setting of etcd 3.5.16"),
+                problems(SPEC.replace("  version: 3.5.16\n", "  version: 3.5.16\n  settings:\n    heartbeat-interval: 100\n"
+                        + "    not-in-this-release-x: 1\n") + "members:\n  hosts: [h1, h2, h3]\n"));
     }
 }

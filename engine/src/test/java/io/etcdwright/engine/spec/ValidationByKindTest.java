@@ -42,7 +42,7 @@ class ValidationByKindTest {
 
     private List<String> problems(String inventory, String spec) {
         InvalidInputException e = assertThrows(InvalidInputException.class, () -> DesiredStateLoader.load(
-                Fixtures.write(dir, "hosts.yaml", inventory), Fixtures.write(dir, "demo.yaml", spec)));
+                Fixtures.write(dir, "hosts.yaml", inventory), Fixtures.write(dir, "demo.yaml", spec), SupportFloorRules.RULES));
         return e.errors().stream().map(Problem::toString).map(line -> line.replace(dir + "/", "")).toList();
     }
 
@@ -131,7 +131,7 @@ class ValidationByKindTest {
         Fixtures.write(dir, "known_hosts", "");
         DesiredStateLoader.load(Fixtures.write(dir, "hosts.yaml", "all:\n  vars:\n    ansible_ssh_private_key_file: keys/id_ed25519\n"
                 + "    etcdwright_known_hosts_file: known_hosts\n" + INVENTORY.substring("all:\n".length())),
-                Fixtures.write(dir, "demo.yaml", SPEC));
+                Fixtures.write(dir, "demo.yaml", SPEC), SupportFloorRules.RULES);
     }
 
     @Test

@@ -22,8 +22,21 @@ class VersionTest {
     void ordersNumericallyNotAsText() {
         List<Version> sorted = Stream.of("3.5.10", "3.4.34", "3.5.9", "3.6.0").map(Version::parse).sorted().toList();
         assertEquals(List.of(Version.parse("3.4.34"), Version.parse("3.5.9"), Version.parse("3.5.10"), Version.parse("3.6.0")), sorted);
-        assertTrue(Version.parse("3.4.0").isAtLeast(Version.OLDEST_SUPPORTED));
-        assertFalse(Version.parse("3.3.27").isAtLeast(Version.OLDEST_SUPPORTED));
+    }
+
+    @Test
+    void aMinorLineKnowsItsNeighboursAndItsReleases() {
+        Minor m = Version.parse("3.6.14").minorLine();
+        assertEquals("3.6", m.toString());
+        assertEquals(Minor.parse("3.7"), m.next());
+        assertEquals(Optional.of(Minor.parse("3.5")), m.previous());
+        assertEquals(Optional.empty(), Minor.parse("3.0").previous());
+        assertEquals(Version.parse("3.6.0"), m.first());
+        assertTrue(m.contains(Version.parse("3.6.0")));
+        assertFalse(m.contains(Version.parse("3.7.0")));
+        assertTrue(Minor.parse("3.10").isAtLeast(Minor.parse("3.9")));
+        assertEquals(Optional.empty(), Minor.tryParse("3.6.1"));
+        assertEquals(Optional.empty(), Minor.tryParse("v3.6"));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.etcdwright.modules.adopt;
 
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.engine.spec.Pki;
 import io.etcdwright.engine.spec.Tls;
 import org.yaml.snakeyaml.DumperOptions;
@@ -163,12 +165,14 @@ public final class ClusterImport {
             }
         }
         for (HostReading r : readings) {
-            io.etcdwright.engine.spec.Version.tryParse(r.version())
-                    .filter(v -> !v.isAtLeast(io.etcdwright.engine.spec.Version.OLDEST_SUPPORTED))
-                    .ifPresent(v -> why.add(r.inventory().host() + ": etcd " + v + " is older than "
-                            + io.etcdwright.engine.spec.Version.OLDEST_SUPPORTED.major() + "."
-                            + io.etcdwright.engine.spec.Version.OLDEST_SUPPORTED.minor()
-                            + ", the oldest etcdwright runs: upgrade it by etcd's own procedure first"));
+            Version.tryParse(r.version()).flatMap(v -> VersionCatalogue.builtIn().unsupported(v))
+                    .ifPresent(why2 -> why.add(r.inventory().host() + ": " + why2 + " (upgrade it by etcd's own procedure"
+                            + " first, or import it with a newer etcdwright)"));
+        }
+        for (HostReading r : readings) {
+            Version.tryParse(r.version()).filter(v -> VersionCatalogue.builtIn().unsupported(v).isEmpty())
+                    .ifPresent(v -> r.member().extraSettings(v).errors().forEach(e -> why.add(r.inventory().host() + ": "
+                            + e.setting().map(k -> "--" + k + ": ").orElse("") + e.message())));
         }
         HostReading first = readings.get(0);
         same(readings, "etcd version", HostReading::version, why);
@@ -305,7 +309,9 @@ public final class ClusterImport {
         etcd.put("ports", ports);
         // The data stays where it is: etcdwright's own layout would put it elsewhere only for a new cluster.
         etcd.put("dataDir", m.get("data-dir").orElseThrow());
-        Map<String, Object> settings = m.extraSettings();
+        // Spelled as the cluster's own release spells them (hostProblems refused what it cannot take).
+        Map<String, Object> settings = Version.tryParse(first.version()).map(v -> m.extraSettings(v).config())
+                .orElseGet(m::extraSettings);
         if (!settings.isEmpty()) {
             etcd.put("settings", settings);
         }

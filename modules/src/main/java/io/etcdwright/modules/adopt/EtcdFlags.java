@@ -1,5 +1,8 @@
 package io.etcdwright.modules.adopt;
 
+import io.etcdwright.modules.catalogue.SettingType;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,17 +15,20 @@ import java.util.Set;
  * as etcd itself combines them. Keys are etcd's flag names, which are also its config file's keys.
  */
 public final class EtcdFlags {
-    /** etcd's boolean flags (they never take the next word as their value). */
-    private static final Set<String> BOOLEANS = Set.of("client-cert-auth", "peer-client-cert-auth", "auto-tls", "peer-auto-tls",
-            "strict-reconfig-check", "enable-v2", "enable-pprof", "force-new-cluster", "debug", "enable-grpc-gateway",
-            "pre-vote", "client-crl-file-check", "peer-skip-client-san-verification", "enable-log-rotation",
-            "socket-reuse-port", "socket-reuse-address", "unsafe-no-fsync", "version", "help",
-            "experimental-initial-corrupt-check", "experimental-enable-lease-checkpoint", "experimental-memory-mlock",
-            "experimental-enable-distributed-tracing", "experimental-txn-mode-write-with-shared-buffer",
-            "experimental-stop-grpc-service-on-defrag", "experimental-enable-lease-checkpoint-persist",
-            "log-rotation-config-json-is-bool-never");
+    /**
+     * etcd's boolean flags that are no key of its config file (TLS and socket flags, --version):
+     * the others are the catalogue's booleans. A boolean never takes the next word as its value.
+     */
+    private static final Set<String> FLAG_ONLY_BOOLEANS = Set.of("client-cert-auth", "peer-client-cert-auth", "auto-tls",
+            "peer-auto-tls", "client-crl-file-check", "peer-skip-client-san-verification", "socket-reuse-port",
+            "socket-reuse-address", "version", "help");
 
     private EtcdFlags() {
+    }
+
+    static boolean isBoolean(String flag) {
+        return FLAG_ONLY_BOOLEANS.contains(flag)
+                || VersionCatalogue.builtIn().settingType(flag).filter(SettingType.BOOL::equals).isPresent();
     }
 
     /**
@@ -55,7 +61,7 @@ public final class EtcdFlags {
             String value;
             if (eq >= 0) {
                 value = body.substring(eq + 1);
-            } else if (BOOLEANS.contains(name)) {
+            } else if (isBoolean(name)) {
                 value = "true";
             } else if (i + 1 < args.size()) {
                 value = args.get(++i);

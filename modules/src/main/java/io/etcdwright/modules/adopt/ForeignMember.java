@@ -1,6 +1,10 @@
 package io.etcdwright.modules.adopt;
 
 import io.etcdwright.engine.spec.Tls;
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.ConfigSettings;
+import io.etcdwright.modules.catalogue.SettingType;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.net.URI;
 import java.util.ArrayList;
@@ -33,12 +37,11 @@ public record ForeignMember(String host, String unitFile, String program, Map<St
             "listen-metrics-urls", "initial-cluster", "initial-cluster-state", "initial-cluster-token", "strict-reconfig-check",
             "cert-file", "key-file", "trusted-ca-file", "client-cert-auth", "auto-tls", "peer-cert-file", "peer-key-file",
             "peer-trusted-ca-file", "peer-client-cert-auth", "peer-auto-tls", "self-signed-cert-validity", "config-file",
+            "peer-skip-client-san-verification", "experimental-peer-skip-client-san-verification",
             "version", "help");
-    /** Settings whose values are strings in etcd's config file even when they look like numbers. */
-    private static final Set<String> STRING_SETTINGS = Set.of("auto-compaction-retention", "log-level", "logger",
-            "auto-compaction-mode", "experimental-compact-hash-check-time");
-    /** Settings that are lists in etcd's config file and comma-separated as flags. */
-    private static final Set<String> LIST_SETTINGS = Set.of("cipher-suites", "log-outputs", "cors", "host-whitelist");
+    /** Flags whose config-file key is spelled otherwise (etcd 3.5's YAML key has an extra dash). */
+    private static final Map<String, String> KEY_OF_FLAG = Map.of(
+            "experimental-snapshot-catchup-entries", "experimental-snapshot-catch-up-entries");
 
     private static final Set<String> SCHEMES = Set.of("http", "https");
 
@@ -71,8 +74,9 @@ public record ForeignMember(String host, String unitFile, String program, Map<St
     }
 
     /**
-     * Every other setting (heartbeat-interval, quota-backend-bytes, ...), typed as etcd's config
-     * file wants it: whole numbers as numbers, true/false as booleans, the rest as strings.
+     * Every other setting (heartbeat-interval, quota-backend-bytes, ...) under its config file's key,
+     * typed by the catalogue as that file holds it: numbers, booleans, lists (comma-separated as flags),
+     * strings even when they look like numbers; durations as written ("10m", which a spec may say).
      */
     public Map<String, Object> extraSettings() {
         Map<String, Object> out = new TreeMap<>();
@@ -80,16 +84,27 @@ public record ForeignMember(String host, String unitFile, String program, Map<St
             if (NOT_SETTINGS.contains(k) || k.startsWith("discovery")) {
                 return;
             }
-            out.put(k, typed(k, v));
+            String key = KEY_OF_FLAG.getOrDefault(k, k);
+            out.put(key, typed(key, v));
         });
         return new LinkedHashMap<>(out);
     }
 
+    /**
+     * The settings as a spec for {@code version} writes them ({@link VersionCatalogue#spelledFor}):
+     * a 3.6 member's deprecated experimental flags under their new names, booleans that became feature
+     * gates in feature-gates. Its errors are what the member runs with that etcdwright cannot express.
+     */
+    public ConfigSettings extraSettings(Version version) {
+        return VersionCatalogue.builtIn().spelledFor(version, extraSettings());
+    }
+
     static Object typed(String key, String value) {
-        if (LIST_SETTINGS.contains(key)) {
+        Optional<SettingType> type = VersionCatalogue.builtIn().settingType(key);
+        if (type.filter(SettingType.LIST::equals).isPresent()) {
             return Arrays.stream(value.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
         }
-        if (STRING_SETTINGS.contains(key)) {
+        if (type.filter(t -> t == SettingType.STRING || t == SettingType.DURATION || t == SettingType.GATES).isPresent()) {
             return value;
         }
         if (value.equals("true") || value.equals("false")) {

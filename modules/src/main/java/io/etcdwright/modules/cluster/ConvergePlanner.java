@@ -263,6 +263,7 @@ public final class ConvergePlanner {
         refusals.addAll(io.etcdwright.modules.monitoring.CertificateMetricsModule.refusals(in.desired(), in.facts()));
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
         VersionSteps.refusal(version, in.versions().allowDowntime(), spec.name()).ifPresent(refusals::add);
+        refusals.addAll(VersionSteps.settingsRefusals(spec, version));
         rotation.ifPresent(r -> refusals.addAll(CaRotationPlanner.refusals(in, r,
                 membership.isPresent() || !(version instanceof VersionChange.Unchanged))));
         if (rotation.isPresent() && !spec.tls().transport().equals(io.etcdwright.engine.spec.Tls.Transport.MUTUAL_TLS)) {
@@ -474,7 +475,7 @@ public final class ConvergePlanner {
      * member runs it: until then the upgrade is not done (and can still be rolled back).
      */
     private void awaitClusterVersion(VersionChange.MinorUpgrade upgrade, List<Step> after) {
-        String minor = upgrade.to().major() + "." + upgrade.to().minor();
+        String minor = upgrade.to().minorLine().toString();
         steps.add(Step.cluster("membership", "cluster-version").kind(ChangeKind.ACTION)
                 .summary("wait for cluster version " + minor).reason("minor upgrade from " + upgrade.from())
                 .after(after)

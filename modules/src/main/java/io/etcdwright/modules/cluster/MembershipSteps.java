@@ -1,5 +1,6 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
@@ -357,7 +358,7 @@ final class MembershipSteps {
 
     /**
      * An add etcd kept refusing: when a voting member is down (a host that crashed after the plan),
-     * that is why (etcd before 3.5.30 refuses every add while any voter is down, with nothing but
+     * that is why (etcd before its line's fix, 3.5.30 or 3.6.11, refuses every add while any voter is down, with nothing but
      * "unhealthy cluster"), and the operator is told which member and what to do. Otherwise etcd's
      * own refusal, as it was.
      */
@@ -377,7 +378,8 @@ final class MembershipSteps {
 
     static String addBlockedMessage(String joiner, String etcdSaid, String votersProblem) {
         return "not adding " + joiner + ": " + etcdSaid + ", and a voting member is not healthy: " + votersProblem
-                + ". etcd before 3.5.30 refuses every add while any voting member is down. What to do: bring that member"
+                + ". etcd before " + VersionCatalogue.builtIn().fix(VersionCatalogue.Fix.ADDS_WHILE_A_VOTER_IS_DOWN).fixedInText()
+                + " refuses every add while any voting member is down. What to do: bring that member"
                 + " back (its host up, etcd running: 'etcdwright status' shows every member), or take it out of the spec"
                 + " so that it is removed before " + joiner + " is added; then apply again.";
     }

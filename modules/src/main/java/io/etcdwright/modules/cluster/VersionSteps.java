@@ -4,10 +4,11 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Refusal;
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.ClusterSpec;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.membership.MemberFacts;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.modules.upgrade.VersionChange;
 import io.etcdwright.modules.upgrade.VersionPreflight;
 
@@ -71,6 +72,24 @@ final class VersionSteps {
     }
 
     /**
+     * The spec's settings as the release this apply installs reads them: validate checked them against
+     * the spec's version, but a hop (the newest patch of the older minor first) installs another release,
+     * which may spell a setting otherwise (written so) or not have it (refused here, before any host).
+     *
+     * @param spec the spec with the version this apply installs
+     */
+    static List<Refusal> settingsRefusals(ClusterSpec spec, VersionChange change) {
+        Version installs = spec.etcd().parsedVersion();
+        return VersionCatalogue.builtIn().settingsFor(installs, spec.etcd().settings()).errors().stream()
+                .map(e -> new Refusal("setting-not-in-release", "etcd.settings." + e.setting().orElse("?"),
+                        "this apply installs etcd " + installs + (change instanceof VersionChange.Patch p && p.thenTo().isPresent()
+                                ? " first (the newest patch before " + p.thenTo().get() + ")" : "") + ", and " + e.message(),
+                        "keep to settings etcd " + installs + " has until the members run the spec's version (apply once"
+                                + " without it, then put it back), or set etcd.version to a release that has it"))
+                .toList();
+    }
+
+    /**
      * The checks a version change must pass when the apply runs, before any host is touched:
      * {@link VersionPreflight} on the members running when planned (a member down then is started by
      * the plan on the new version; the restarts keep quorum with their own checks).
@@ -96,7 +115,9 @@ final class VersionSteps {
         allowed.add(target.get().toString());
         List<String> from = new ArrayList<>(new LinkedHashSet<>(held.values().stream().map(Version::toString).toList()));
         String what = describe(change);
-        boolean refuseAuth = change instanceof VersionChange.MinorUpgrade up && up.from().minor() == 4 && up.to().minor() == 5;
+        boolean refuseAuth = change instanceof VersionChange.MinorUpgrade up && VersionCatalogue.builtIn()
+                .upgradeFrom(up.from().minorLine()).map(step -> step.checks().contains(VersionCatalogue.UpgradeCheck.AUTH_DISABLED))
+                .orElse(false);
         return Optional.of(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
                 .summary("check the members before the " + what)
                 .reason("members on " + String.join(" and ", from) + " when planned; checked again when applied")

@@ -17,12 +17,16 @@ import java.util.Optional;
 public final class ConfigFileModule implements MemberModule {
     private static final RemoteFile FILE = RemoteFile.rootOwned(EtcdLayout.CONFIG_FILE, "0644");
 
-    /** The file as the spec wants it for this member. */
+    /**
+     * The file as the spec wants it for this member, read by the release its unit runs: the spec's
+     * version (a hop's, while one is planned), whose binary the member starts at its next restart.
+     */
     public static String desired(MemberContext member) {
         MemberContext.Bootstrap bootstrap = member.bootstrap();
         return EtcdConfigFile.render(new EtcdConfigFile.Peer(member.member().name(), member.member().address()),
                 bootstrap.initialCluster(), bootstrap.joining() ? "existing" : "new", bootstrap.token(), member.layout(),
-                member.spec().etcd().ports().metrics().orElse(0), member.spec().etcd().settings());
+                member.spec().etcd().ports().metrics().orElse(0), member.spec().etcd().parsedVersion(),
+                member.spec().etcd().settings());
     }
 
     @Override

@@ -1,13 +1,14 @@
 package io.etcdwright.modules.config;
 
+import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -41,10 +42,14 @@ public final class EtcdConfigFile {
      * @param token         the initial cluster token: unique per bootstrap, so members of an old
      *                      cluster can never be mistaken for members of this one
      * @param metricsPort   0 for none
-     * @param settings      operator's extra etcd settings, passed through
+     * @param readBy        the release whose binary will read the file: in a version change, members
+     *                      run different minors, and each spells the settings its own way
+     * @param settings      the operator's extra etcd settings (etcd.settings), written as {@code readBy}
+     *                      reads them ({@link VersionCatalogue#settingsFor}); a planner writing for a
+     *                      release the spec was not checked against asks that first and refuses
      */
     public static String render(Peer self, List<Peer> initialPeers, String clusterState, String token,
-                                EtcdLayout layout, int metricsPort, Map<String, Object> settings) {
+                                EtcdLayout layout, int metricsPort, Version readBy, Map<String, Object> settings) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("name", self.name());
         doc.put("data-dir", layout.dataDir());
@@ -93,7 +98,7 @@ public final class EtcdConfigFile {
         if (transport.hasPeerKeys()) {
             doc.put("peer-transport-security", tls("peer"));
         }
-        doc.putAll(new TreeMap<>(settings));
+        doc.putAll(VersionCatalogue.builtIn().settingsFor(readBy, settings).orThrow());
 
         DumperOptions options = new DumperOptions();
         options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);

@@ -3,6 +3,7 @@ package io.etcdwright.modules.install;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.Minor;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
@@ -57,12 +58,12 @@ public final class ReleaseCleanupModule implements MemberModule {
 
     /** Everything but the active release and the newest other release of each minor, oldest first. */
     static List<String> removable(List<String> installed, String active) {
-        Map<String, Version> newestOfMinor = new LinkedHashMap<>();
+        Map<Minor, Version> newestOfMinor = new LinkedHashMap<>();
         List<Version> versions = installed.stream().flatMap(v -> Version.tryParse(v).stream())
                 .sorted(Comparator.naturalOrder()).toList();
         for (Version v : versions) {
             if (!v.toString().equals(active)) {
-                newestOfMinor.put(v.major() + "." + v.minor(), v);
+                newestOfMinor.put(v.minorLine(), v);
             }
         }
         return versions.stream().filter(v -> !v.toString().equals(active) && !newestOfMinor.containsValue(v))

@@ -1,5 +1,7 @@
 package io.etcdwright.modules.membership;
 
+import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -18,8 +20,9 @@ import java.util.Optional;
  * (../shared/notes/etcd-operations.md §1):
  * <ul>
  * <li>Nothing is changed without quorum: that is disaster recovery (restore), not a resize.</li>
- * <li>Members that are down and leaving go first: they count against quorum and, before etcd
- *     3.5.30, any voter being down makes etcd refuse every add.</li>
+ * <li>Members that are down and leaving go first: they count against quorum and, before the fix
+ *     of each line (3.5.30, 3.6.11: the catalogue's adds-while-a-voter-is-down), any voter being
+ *     down makes etcd refuse every add.</li>
  * <li>New members join one at a time as learners (etcd 3.4 and 3.5 allow one learner), are
  *     started with the current member list, and are promoted only once in sync.</li>
  * <li>Then healthy members leave, followers first; the leader last, after handing leadership to
@@ -170,7 +173,7 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
                 return "voting member" + (down.size() == 1 ? " " : "s ") + String.join(", ", down)
                         + (down.size() == 1 ? " is" : " are") + " down and stay" + (down.size() == 1 ? "s" : "")
                         + " in the spec; etcd " + version + " refuses to add members (here " + String.join(", ", joining)
-                        + ") while any voting member is down (fixed in 3.5.30)";
+                        + ") while any voting member is down (" + FIX.whereFixedFor(Version.parse(version)) + ")";
             }
 
             @Override
@@ -238,7 +241,7 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
                     : samePlaceTaken(m, desired) ? "down, and replaced" : "down, and not in the spec";
             removeSafely(m, why, state, changes, refusals);
         }
-        // 2. A down member that stays blocks adds before 3.5.30.
+        // 2. A down member that stays blocks adds before the fix (3.5.30, 3.6.11).
         List<String> downStaying = state.stream().filter(m -> !m.healthy() && !leaving.contains(m)).map(MembershipPlan::label).toList();
         if (!joining.isEmpty() && !downStaying.isEmpty() && blocksAddsWhileDown(etcdVersion)) {
             refusals.add(new Refusal.AddBlockedByDownMember(downStaying, joining.stream().map(Desired::name).toList(), etcdVersion));
@@ -321,12 +324,10 @@ public record MembershipPlan(List<Change> changes, List<Refusal> refusals, List<
         return desired.stream().filter(d -> d.peerUrl().equals(peerUrl)).findFirst();
     }
 
-    /** Before 3.5.30 (and on every 3.4), etcd refuses an add while any voter is not connected. */
+    /** Before the fix of its line (3.5.30, 3.6.11; never on 3.4), etcd refuses an add while any voter is not connected. */
     static boolean blocksAddsWhileDown(String version) {
-        String[] v = version.split("\\.");
-        int major = Integer.parseInt(v[0]);
-        int minor = Integer.parseInt(v[1]);
-        int patch = Integer.parseInt(v[2]);
-        return major == 3 && (minor < 5 || minor == 5 && patch < 30);
+        return !VersionCatalogue.builtIn().fixed(VersionCatalogue.Fix.ADDS_WHILE_A_VOTER_IS_DOWN, Version.parse(version));
     }
+
+    private static final VersionCatalogue.FixNote FIX = VersionCatalogue.builtIn().fix(VersionCatalogue.Fix.ADDS_WHILE_A_VOTER_IS_DOWN);
 }

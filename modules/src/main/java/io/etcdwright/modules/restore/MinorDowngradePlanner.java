@@ -109,7 +109,7 @@ public final class MinorDowngradePlanner {
         RestoreMarker marker = described.get();
         Version spec = Version.parse(in.desired().spec().etcd().version());
         boolean downgrade = marker.snapshot().get().takenBy()
-                .filter(v -> v.major() == spec.major() && v.minor() == spec.minor() + 1).isPresent();
+                .filter(v -> v.minorLine().equals(spec.minorLine().next())).isPresent();
         RestorePlanner.Prelude prelude = new RestorePlanner.Prelude() {
             @Override
             public List<String> warnings() {

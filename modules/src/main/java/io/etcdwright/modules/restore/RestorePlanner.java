@@ -7,6 +7,7 @@ import io.etcdwright.engine.plan.Refusal;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Member;
+import io.etcdwright.engine.spec.Minor;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
@@ -22,7 +23,7 @@ import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.PkiSteps;
 import io.etcdwright.modules.service.ServiceSteps;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -223,9 +224,9 @@ public final class RestorePlanner {
                                 + " inventory (a restore rebuilds every member, on new hosts too) and restore again"));
             }
         }
-        String minor = version.major() + "." + version.minor();
-        in.snapshot().takenBy().filter(v -> !(v.major() + "." + v.minor()).equals(minor))
-                .filter(v -> !(in.minorDowngrade() && v.major() == version.major() && v.minor() == version.minor() + 1))
+        Minor minor = version.minorLine();
+        in.snapshot().takenBy().filter(v -> !v.minorLine().equals(minor))
+                .filter(v -> !(in.minorDowngrade() && v.minorLine().equals(minor.next())))
                 .ifPresent(v -> refusals.add(new Refusal("snapshot-version", in.snapshot().origin(),
                         "the snapshot was taken by etcd " + v + "; the spec runs " + version + ", another minor, and etcd"
                                 + " restores only snapshots of its own minor",
@@ -233,7 +234,8 @@ public final class RestorePlanner {
                                 + (v.compareTo(version) < 0 ? "upgrade" : "move") + " to " + version + " with apply")));
         if (RestoreTool.of(version, VersionCatalogue.builtIn()).isEmpty()) {
             refusals.add(new Refusal("no-restore-tool", "etcd " + version,
-                    "etcdwright knows no restore tool for etcd " + minor, "restore with a version of a known minor (3.4, 3.5)"));
+                    "etcdwright knows no restore tool for etcd " + minor, "restore with a version of a known minor ("
+                            + String.join(", ", VersionCatalogue.builtIn().minors().stream().map(Minor::toString).toList()) + ")"));
         }
         Optional<SnapshotSource> known = in.snapshot().known();
         if (known.isPresent() && !known.get().hashTrailer() && !in.skipHashCheck()) {
@@ -276,13 +278,14 @@ public final class RestorePlanner {
                 + " with " + tool.tool() + " " + tool.version() + " under the new cluster token " + token
                 + "; every member's old data is moved to " + in.layout().dataDir() + "." + suffix() + ", never deleted");
         if (in.snapshot().takenBy().isEmpty()) {
-            warnings.add("the snapshot does not say which etcd took it: it is read as etcd " + tool.version().major() + "."
-                    + tool.version().minor() + " (the spec's); a snapshot of another minor must be restored with its own");
+            warnings.add("the snapshot does not say which etcd took it: it is read as etcd " + tool.version().minorLine()
+                    + " (the spec's); a snapshot of another minor must be restored with its own");
         }
         if (!tool.bumpsRevision()) {
-            warnings.add(tool.tool() + " " + tool.version() + " cannot raise the revision (--bump-revision needs 3.5.10+ or"
-                    + " 3.4.27+): watchers that saw later revisions (Kubernetes' informers) will not notice the restore;"
-                    + " restart every kube-apiserver after it");
+            warnings.add(tool.tool() + " " + tool.version() + " cannot raise the revision (--bump-revision needs "
+                    + VersionCatalogue.builtIn().bumpRevisionFrom(tool.version().minorLine()).map(v -> v + " or newer")
+                    .orElse("another release") + "): watchers that saw later revisions (Kubernetes' informers) will not notice"
+                    + " the restore; restart every kube-apiserver after it");
         }
         if (in.skipHashCheck() && in.snapshot().known().isPresent()) {
             SnapshotSource source = in.snapshot().known().get();

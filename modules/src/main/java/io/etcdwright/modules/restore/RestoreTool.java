@@ -3,16 +3,21 @@ package io.etcdwright.modules.restore;
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
- * The tool that restores a snapshot of one etcd version, and what it can do: {@code etcdutl} for
- * 3.5, {@code etcdctl} for 3.4 (from {@link VersionCatalogue}), run from the version's own
- * directory so that the version installed beside it (an upgrade in flight) is never the one used.
+ * The tool that restores (and reads) a snapshot of one etcd version, and what it can do, as the
+ * {@link VersionCatalogue} says ({@code etcdutl} from 3.5 on, {@code etcdctl} with ETCDCTL_API=3 for
+ * 3.4), run from the version's own directory so that the version installed beside it (an upgrade
+ * in flight) is never the one used.
+ *
+ * @param env           the environment it runs with
  *
  * @param bumpsRevision whether it takes {@code --bump-revision} and {@code --mark-compacted}
  *                      (3.5.10+, 3.4.27+): the restored revision then lies far ahead of anything a
@@ -20,13 +25,17 @@ import java.util.Optional;
  *                      (Kubernetes' informers) notice and list again instead of waiting for events
  *                      that the restore took back
  */
-public record RestoreTool(Version version, String tool, boolean bumpsRevision) {
+public record RestoreTool(Version version, String tool, Map<String, String> env, boolean bumpsRevision) {
     /** etcd's recovery guide's figure: about a week of revisions at 1500 writes a second. */
     public static final long BUMP = 1_000_000_000L;
 
+    public RestoreTool {
+        env = Map.copyOf(env);
+    }
+
     /** Empty when etcdwright knows no restore tool for this version's minor. */
     public static Optional<RestoreTool> of(Version v, VersionCatalogue catalogue) {
-        return catalogue.line(v).map(line -> new RestoreTool(v, line.restoreTool(), line.bumpsRevision(v)));
+        return catalogue.restoreTool(v).map(t -> new RestoreTool(v, t.binary(), t.env(), t.bumpsRevision()));
     }
 
     public String binary() {
@@ -56,11 +65,12 @@ public record RestoreTool(Version version, String tool, boolean bumpsRevision) {
         return command(args);
     }
 
-    /** 3.4's etcdctl speaks v3 only when told (its default is v3 too, but a stray ETCDCTL_API=2 would win). */
+    /** Run with the catalogue's environment (3.4's etcdctl: ETCDCTL_API=3, lest a stray ETCDCTL_API=2 win). */
     private RemoteCommand command(List<String> args) {
         List<String> argv = new ArrayList<>();
-        if (tool.equals("etcdctl")) {
-            argv.addAll(List.of("env", "ETCDCTL_API=3"));
+        if (!env.isEmpty()) {
+            argv.add("env");
+            new TreeMap<>(env).forEach((name, value) -> argv.add(name + "=" + value));
         }
         argv.add(binary());
         argv.addAll(args);

@@ -92,7 +92,7 @@ public record SnapshotSource(String origin, Path file, String sha256, long bytes
 
     /** The snapshot's etcd minor ("3.5"), when known. */
     public Optional<String> minor() {
-        return takenBy.map(v -> v.major() + "." + v.minor());
+        return takenBy.map(v -> v.minorLine().toString());
     }
 
     private static Path gunzip(Path gz, Path workDir) throws IOException {

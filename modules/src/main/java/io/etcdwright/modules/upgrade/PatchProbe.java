@@ -1,6 +1,7 @@
 package io.etcdwright.modules.upgrade;
 
 import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -17,7 +18,7 @@ public record PatchProbe(VersionCatalogue catalogue, Predicate<Version> offered)
 
     @Override
     public Optional<Version> newestAfter(Version current) {
-        Version known = catalogue.line(current).flatMap(VersionCatalogue.MinorLine::newestKnownPatch)
+        Version known = catalogue.newestKnownPatch(current.minorLine())
                 .filter(v -> v.compareTo(current) > 0).orElse(current);
         Optional<Version> found = Optional.empty();
         for (int patch = known.patch(); patch > current.patch(); patch--) {

@@ -1,6 +1,8 @@
 package io.etcdwright.modules.upgrade;
 
+import io.etcdwright.engine.spec.Minor;
 import io.etcdwright.engine.spec.Version;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -138,8 +140,10 @@ public sealed interface VersionChange {
                 return new Refused("etcd downgrades one minor at a time (" + newest + " to " + target + ")",
                         "downgrade to a " + target.major() + "." + (newest.minor() - 1) + ".x release first", warnings);
             }
-            return new MinorDowngrade(newest, target, catalogue.line(newest).flatMap(VersionCatalogue.MinorLine::rollingDowngradeTo)
-                    .filter(v -> v.minor() == target.minor()), warnings);
+            return new MinorDowngrade(newest, target, catalogue.downgradeFrom(newest.minorLine())
+                    .filter(VersionCatalogue.Downgrade.ByRestore.class::isInstance)
+                    .flatMap(d -> ((VersionCatalogue.Downgrade.ByRestore) d).rollingFrom())
+                    .filter(v -> target.minorLine().contains(v)), warnings);
         }
         if (minorsBelow == 0) {
             return new Patch(newest.equals(target) ? oldest : newest, target, warnings);
@@ -149,7 +153,7 @@ public sealed interface VersionChange {
                     + (minorsBelow - 1) + " minor release(s)", "take the path " + path(oldest, target, catalogue)
                     + ", one apply per step", warnings);
         }
-        Optional<VersionCatalogue.MinorLine> line = catalogue.line(oldest);
+        Optional<Version> minimum = catalogue.upgradeFrom(oldest.minorLine()).map(VersionCatalogue.UpgradeStep::minimumPatch);
         Optional<Version> newerPatch = oldest.equals(newest) ? offers.newestAfter(oldest) : Optional.empty();
         if (newerPatch.isPresent()) {
             List<String> hopWarnings = new ArrayList<>();
@@ -163,11 +167,11 @@ public sealed interface VersionChange {
             warnings.add("the artifact source offers " + newerPatch.get() + " but it has a known problem; upgrading from "
                     + oldest + " directly");
         }
-        if (line.isPresent() && !oldest.isAtLeast(line.get().minimumPatchBeforeNextMinor())) {
-            return new Refused("etcd " + oldest + " is older than " + line.get().minimumPatchBeforeNextMinor()
-                    + ", the patch etcd requires before upgrading to " + minorOf(target),
-                    "set etcd.version to " + line.get().minimumPatchBeforeNextMinor() + " or newer first (apply), then to "
-                            + target, warnings);
+        if (minimum.isPresent() && !oldest.isAtLeast(minimum.get())) {
+            return new Refused("etcd " + oldest + " is older than " + minimum.get()
+                    + ", the patch etcd requires before upgrading to " + minorOf(target) + " ("
+                    + catalogue.upgradeFrom(oldest.minorLine()).orElseThrow().guide() + ")",
+                    "set etcd.version to " + minimum.get() + " or newer first (apply), then to " + target, warnings);
         }
         if (oldest.equals(newest)) {
             warnings.add("etcd advises the newest " + minorOf(oldest) + " patch before a minor upgrade; the members run "
@@ -191,16 +195,15 @@ public sealed interface VersionChange {
     /** "3.4.23 -> newest 3.4 patch -> 3.5.32 or newer -> 3.6.0": the hops a skipped minor would take. */
     static String path(Version from, Version to, VersionCatalogue catalogue) {
         StringBuilder path = new StringBuilder(from.toString()).append(" -> newest ").append(minorOf(from)).append(" patch");
-        for (int minor = from.minor() + 1; minor < to.minor(); minor++) {
-            Version step = new Version(from.major(), minor, 0);
-            Optional<Version> minimum = catalogue.line(step).map(VersionCatalogue.MinorLine::minimumPatchBeforeNextMinor)
-                    .filter(v -> v.patch() > 0);
-            path.append(" -> ").append(minimum.map(v -> v + " or newer").orElse("newest " + minorOf(step) + " patch"));
+        for (Minor step = from.minorLine().next(); step.compareTo(to.minorLine()) < 0; step = step.next()) {
+            Optional<Version> minimum = catalogue.upgradeFrom(step).filter(VersionCatalogue.UpgradeStep::requiresPatch)
+                    .map(VersionCatalogue.UpgradeStep::minimumPatch);
+            path.append(" -> ").append(minimum.map(v -> v + " or newer").orElse("newest " + step + " patch"));
         }
         return path.append(" -> ").append(to).toString();
     }
 
     private static String minorOf(Version v) {
-        return v.major() + "." + v.minor();
+        return v.minorLine().toString();
     }
 }

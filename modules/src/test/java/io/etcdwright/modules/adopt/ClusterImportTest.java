@@ -105,7 +105,8 @@ class ClusterImportTest {
 
     @Test
     void aReleaseOlderThanEtcdwrightRunsIsRefused() {
-        assertEquals(List.of("h1: etcd 3.3.27 is older than 3.4, the oldest etcdwright runs: upgrade it by etcd's own procedure first"),
+        assertEquals(List.of("h1: etcd 3.3.27 is not supported: etcdwright operates etcd 3.4 to 3.7 (upgrade it by etcd's own procedure first,"
+                        + " or import it with a newer etcdwright)"),
                 ClusterImport.hostProblems(List.of(kubeadm(1, "3.3.27"))));
     }
 

@@ -168,7 +168,7 @@ class MembershipStepsTest {
                 + " unavailable: etcdserver: unhealthy cluster", "member h2 at https://10.77.4.12:2379: connection refused");
         assertEquals("not adding h5: cannot add a learner with peer URL https://10.77.4.15:2380: unavailable: etcdserver:"
                 + " unhealthy cluster, and a voting member is not healthy: member h2 at https://10.77.4.12:2379: connection"
-                + " refused. etcd before 3.5.30 refuses every add while any voting member is down. What to do: bring that"
+                + " refused. etcd before 3.5.30 / 3.6.11 refuses every add while any voting member is down. What to do: bring that"
                 + " member back (its host up, etcd running: 'etcdwright status' shows every member), or take it out of the"
                 + " spec so that it is removed before h5 is added; then apply again.", message);
     }

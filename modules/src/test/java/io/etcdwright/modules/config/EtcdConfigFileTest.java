@@ -1,5 +1,6 @@
 package io.etcdwright.modules.config;
 
+import io.etcdwright.engine.spec.Version;
 import io.etcdwright.modules.EtcdLayout;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -12,12 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class EtcdConfigFileTest {
+    static final Version V35 = Version.parse("3.5.16");
     static final List<EtcdConfigFile.Peer> PEERS = List.of(new EtcdConfigFile.Peer("h1", "10.77.0.11"),
             new EtcdConfigFile.Peer("h2", "10.77.0.12"), new EtcdConfigFile.Peer("h3", "10.77.0.13"));
 
     @Test
     void rendersEtcdsOwnConfigWithMutualTlsAndTheMembersOwnUrls() {
-        String text = EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "demo-abc", EtcdLayout.DEFAULT, 2381,
+        String text = EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "demo-abc", EtcdLayout.DEFAULT, 2381, V35,
                 Map.of("heartbeat-interval", 100, "election-timeout", 1000));
         Map<String, Object> doc = new Yaml().load(text);
         assertEquals("h2", doc.get("name"));
@@ -41,7 +43,7 @@ class EtcdConfigFileTest {
     void plaintextHasHttpUrlsAndNoTlsSettings() {
         EtcdLayout plain = EtcdLayout.DEFAULT.withTransport(new MemberTransport(MemberTransport.Clients.PLAINTEXT,
                 MemberTransport.Peers.PLAINTEXT));
-        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "t", plain, 0, Map.of()));
+        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "t", plain, 0, V35, Map.of()));
         assertEquals("http://10.77.0.12:2380", doc.get("listen-peer-urls"));
         assertEquals("http://10.77.0.12:2379,http://127.0.0.1:2379", doc.get("listen-client-urls"));
         assertEquals("http://10.77.0.12:2379", doc.get("advertise-client-urls"));
@@ -53,7 +55,7 @@ class EtcdConfigFileTest {
     void whileMovingToTlsClientsAreServedBothSchemesOnOnePort() {
         EtcdLayout both = EtcdLayout.DEFAULT.withTransport(new MemberTransport(MemberTransport.Clients.BOTH,
                 MemberTransport.Peers.PLAINTEXT_WITH_KEYS));
-        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "t", both, 0, Map.of()));
+        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(PEERS.get(1), PEERS, "new", "t", both, 0, V35, Map.of()));
         assertEquals("http://10.77.0.12:2379,https://10.77.0.12:2379,http://127.0.0.1:2379,https://127.0.0.1:2379",
                 doc.get("listen-client-urls"));
         assertEquals("http://10.77.0.12:2379,https://10.77.0.12:2379", doc.get("advertise-client-urls"));
@@ -67,7 +69,7 @@ class EtcdConfigFileTest {
         for (MemberTransport.Clients c : MemberTransport.Clients.values()) {
             for (MemberTransport.Peers p : MemberTransport.Peers.values()) {
                 MemberTransport stage = new MemberTransport(c, p);
-                String text = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT.withTransport(stage), 2381,
+                String text = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT.withTransport(stage), 2381, V35,
                         Map.of());
                 assertEquals(stage, MemberTransport.readFrom(text).orElseThrow(), text);
             }
@@ -79,17 +81,17 @@ class EtcdConfigFileTest {
     @Test
     void isDeterministicWhateverTheOrderOfSettings() {
         Map<String, Object> a = new java.util.LinkedHashMap<>();
-        a.put("b", 1);
-        a.put("a", 2);
-        String one = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT, 0, a);
-        String two = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT, 0, new TreeMap<>(a));
+        a.put("snapshot-count", 1000);
+        a.put("heartbeat-interval", 200);
+        String one = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT, 0, V35, a);
+        String two = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT, 0, V35, new TreeMap<>(a));
         assertEquals(one, two);
         assertTrue(one.startsWith("# Managed by etcdwright"));
     }
 
     @Test
     void readsTheTokenBackSoABootstrappedClusterKeepsIt() {
-        String text = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "demo-1f2e", EtcdLayout.DEFAULT, 0, Map.of());
+        String text = EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "demo-1f2e", EtcdLayout.DEFAULT, 0, V35, Map.of());
         assertEquals("demo-1f2e", EtcdConfigFile.tokenIn(text).orElseThrow());
         assertTrue(EtcdConfigFile.tokenIn("name: x\n").isEmpty());
     }
@@ -97,7 +99,7 @@ class EtcdConfigFileTest {
     @Test
     void ipv6AddressesAreBracketedInUrls() {
         EtcdConfigFile.Peer v6 = new EtcdConfigFile.Peer("h1", "fd00::11");
-        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(v6, List.of(v6), "new", "t", EtcdLayout.DEFAULT, 0, Map.of()));
+        Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(v6, List.of(v6), "new", "t", EtcdLayout.DEFAULT, 0, V35, Map.of()));
         assertEquals("https://[fd00::11]:2380", doc.get("listen-peer-urls"));
     }
 }

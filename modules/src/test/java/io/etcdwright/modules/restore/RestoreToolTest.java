@@ -2,7 +2,7 @@ package io.etcdwright.modules.restore;
 
 import io.etcdwright.engine.spec.Version;
 import io.etcdwright.engine.ssh.RemoteCommand;
-import io.etcdwright.modules.upgrade.VersionCatalogue;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -24,6 +24,13 @@ class RestoreToolTest {
         assertEquals("etcdctl", of("3.4.23").tool());
         assertFalse(of("3.4.23").bumpsRevision());
         assertTrue(of("3.4.27").bumpsRevision());
+        // 3.6 removed etcdctl's snapshot restore and status: etcdutl, and it bumps from the first patch.
+        assertEquals("etcdutl", of("3.6.0").tool());
+        assertTrue(of("3.6.0").bumpsRevision());
+        assertEquals("etcdutl", of("3.7.3").tool());
+        assertEquals(List.of("/opt/etcd/v3.7.3/etcdutl", "snapshot", "status", "-w", "json", "/s.db"),
+                ((RemoteCommand.Exec) of("3.7.3").status("/s.db")).argv());
+        assertTrue(RestoreTool.of(Version.parse("3.8.0"), VersionCatalogue.builtIn()).isEmpty());
     }
 
     @Test
