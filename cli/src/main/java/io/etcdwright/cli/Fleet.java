@@ -111,6 +111,7 @@ final class Fleet {
     /** As above; a {@code renderer} prints the fleet's output instead of the texts and the summary. */
     static int run(String command, FleetOptions options, List<Column> columns, Work work, boolean json, Renderer renderer,
                    PrintWriter out, PrintWriter err) {
+        long started = System.nanoTime();
         List<FleetOptions.Input> inputs = options.inputs();
         List<Optional<DesiredState>> loaded = new ArrayList<>();
         List<Result> invalid = new ArrayList<>();
@@ -177,7 +178,7 @@ final class Fleet {
             invalid.stream().flatMap(r -> r.problems().stream()).map(p -> SecretRedaction.redact(p.toString())).distinct()
                     .forEach(err::println);
             if (options.junit != null) {
-                JunitReport.write(options.junit, command, results);
+                JunitReport.write(options.junit, command, results, (System.nanoTime() - started) / 1e9);
                 if (!json && renderer == null) {
                     out.println("JUnit report: " + options.junit);
                 }
