@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * refusals that come before any host (one cluster in two specs, one host in two clusters), bad
  * input in one spec beside the others' results, the exit code across the fleet, the JSON document
  * against its schema, and the JUnit report as a standard XML parser reads it. The clusters' work is
- * a stand-in here; FleetIT runs the real plan over real clusters.
+ * a stand-in here; FleetAndMonitoringIT runs the real plan over real clusters.
  */
 class FleetTest {
     @TempDir

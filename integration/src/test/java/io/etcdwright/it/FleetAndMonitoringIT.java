@@ -44,7 +44,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 25 on real hosts, one class so that its clusters come up once: ten lean 3-member clusters
- * on 30 test hosts, created side by side (30 etcds share two cores: long heartbeats, a small quota).
+ * on 30 test hosts, created side by side (30 etcds share two cores: long heartbeats, a small quota;
+ * each host fetches etcd from the testbed's release server, where pushing it from the workstation
+ * would send 30 copies of the tarball through SSH from this JVM).
  *
  * <p>Monitoring (docs/monitoring.md), on the tenth cluster, which schedules backups and has
  * monitoring: Debian's prometheus-node-exporter on its hosts, and Debian's prometheus on this side
@@ -113,6 +115,7 @@ class FleetAndMonitoringIT {
                         election-timeout: 5000
                         quota-backend-bytes: 134217728
                     artifacts:
+                      source: fetch
                       url: %sv{version}/etcd-v{version}-linux-{arch}.tar.gz
                       checksumsUrl: %sv{version}/SHA256SUMS
                     """.formatted(name(c), first, first + 1, first + 2, Testbed.releaseServer(), Testbed.releaseServer())
