@@ -105,7 +105,8 @@ final class ApplyCommand implements Callable<Integer> {
                 return Main.ERROR;
             }
             out.println();
-            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out)).run(plan);
+            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out))
+                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             if (!recap.succeeded()) {
                 spec.commandLine().getErr().println("Apply did not finish: see the failed steps above. "

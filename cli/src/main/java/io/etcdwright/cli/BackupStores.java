@@ -91,6 +91,21 @@ final class BackupStores {
         }
 
         @Override
+        public Optional<Versioned> read(String key) throws IOException {
+            return store.read(key);
+        }
+
+        @Override
+        public String putIfVersion(String key, byte[] content, Optional<String> expected) throws IOException {
+            return store.putIfVersion(key, content, expected);
+        }
+
+        @Override
+        public void deleteIfVersion(String key, String expected) throws IOException {
+            store.deleteIfVersion(key, expected);
+        }
+
+        @Override
         public void close() throws IOException {
             try {
                 store.close();

@@ -36,7 +36,8 @@ import java.util.concurrent.Callable;
         "it is the workstation's certificate, and whether its key file (never read off the host: its public half is derived",
         "there with openssl) belongs to it.",
         "Exits 2 when a certificate expires within --expiring-within days (for CI and monitoring), 1 when a host could",
-        "not be read or a certificate is damaged, 0 otherwise."})
+        "not be read or a certificate is damaged, 0 otherwise."},
+        subcommands = {CertsIssueReaderCommand.class})
 final class CertsCommand implements Callable<Integer> {
     /** The version of {@code -o json}'s document (schemas/certs.schema.json); raised when a field changes meaning. */
     static final int JSON_VERSION = 1;
@@ -78,7 +79,7 @@ final class CertsCommand implements Callable<Integer> {
             if (output == OutputFormat.json) {
                 out.println(Json.write(document(run.desired.spec().name(), found.entries(), found.unreachable(), now, within)));
             } else {
-                text(found.entries(), found.unreachable(), now, within).forEach(out::println);
+                found.text(now, within).forEach(out::println);
             }
             return exitCode(found.entries(), found.unreachable(), now, within);
         }
@@ -100,14 +101,24 @@ final class CertsCommand implements Callable<Integer> {
             counts.put("soonest_days", soonest(found.entries()).map(e -> e.certificate().get().daysUntilExpiry(now)).orElse(null));
             Fleet.Verdict verdict = exit == Main.ERROR ? Fleet.Verdict.ERROR : exit == Main.CHANGES ? Fleet.Verdict.EXPIRING
                     : Fleet.Verdict.OK;
-            return new Fleet.Outcome(verdict, exit, String.join("\n", text(found.entries(), found.unreachable(), now, within)) + "\n",
+            return new Fleet.Outcome(verdict, exit, String.join("\n", found.text(now, within)) + "\n",
                     Json.mapper().valueToTree(document(desired.spec().name(), found.entries(), found.unreachable(), now, within)),
                     counts);
         }
     }
 
     /** Every certificate of the cluster, and the hosts that could not be read. */
-    record Findings(List<CertificateReport.Entry> entries, Map<String, String> unreachable) {
+    record Findings(List<CertificateReport.Entry> entries, Map<String, String> unreachable, boolean readOnly) {
+        /** The text, and on a read-only runner what it could not compare. */
+        List<String> text(Instant now, Optional<Duration> within) {
+            List<String> lines = new ArrayList<>(CertsCommand.text(entries, unreachable, now, within));
+            if (readOnly) {
+                lines.add("read-only runner: the PKI's own copies (the members' issued certificates, admin,"
+                        + " kube-apiserver) are not here, so no host copy was compared with them; each was read as"
+                        + " the host holds it");
+            }
+            return lines;
+        }
     }
 
     /** The workstation's PKI and every member's (and client host's) copies, one round trip a host. */
@@ -143,7 +154,7 @@ final class CertsCommand implements Callable<Integer> {
                     unreachable.put(down.host(), down.message());
                 }
             }
-            return new Findings(entries, unreachable);
+            return new Findings(entries, unreachable, pki.readOnly());
         }
     }
 

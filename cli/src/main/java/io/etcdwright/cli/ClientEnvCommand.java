@@ -7,7 +7,6 @@ import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.ssh.ShellQuoting;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.pki.ClusterPki;
-import io.etcdwright.modules.pki.HostCertificates;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -51,7 +50,8 @@ final class ClientEnvCommand implements Callable<Integer> {
         // tls.transport.clients plaintext: http:// endpoints, and no certificate etcdctl would offer for nothing.
         if (desired.spec().tls().transport().clients() == Tls.Mode.MUTUAL_TLS) {
             ClusterPki pki = Pkis.of(desired);
-            ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+            // The admin's pair; a read-only runner's reader pair (etcd with authentication off serves it alike).
+            ClusterPki.LocalPair admin = pki.accessPair();
             if (!Files.exists(admin.cert())) {
                 throw new IllegalStateException("no admin certificate in " + pki.settings().dir()
                         + " yet: run 'etcdwright apply' first");

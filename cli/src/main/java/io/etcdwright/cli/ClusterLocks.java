@@ -10,6 +10,7 @@ import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.EtcdAdminException;
 import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.modules.state.StoreLock;
 
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -39,6 +40,7 @@ final class ClusterLocks implements AutoCloseable {
     private final EtcdAdminClient client;
     private final ClusterLock etcd;
     private final Health.Access access;
+    private StoreLock store;
 
     private ClusterLocks(WorkstationLock workstation, EtcdAdminClient client, ClusterLock etcd, Health.Access access) {
         this.workstation = workstation;
@@ -47,20 +49,28 @@ final class ClusterLocks implements AutoCloseable {
         this.access = access;
     }
 
+    private ClusterLocks withStore(StoreLock lock) {
+        this.store = lock;
+        return this;
+    }
+
     /**
      * Takes both, waiting up to {@code wait} for either.
      *
      * @throws ClusterLockedException naming the holder, having taken neither
      */
     static ClusterLocks take(DesiredState desired, String command, LockOptions options, PrintWriter out) {
+        ReadOnlyRunner.refuse(desired, command);
         if (options.noLock) {
             out.println("Lock: not taken (--no-lock)");
+            SharedStates.refreshForWrite(desired);
             return new ClusterLocks(null, null, null, null);
         }
         return take(desired, command, options.waitFor(), out);
     }
 
     static ClusterLocks take(DesiredState desired, String command, Duration wait, PrintWriter out) {
+        ReadOnlyRunner.refuse(desired, command);
         String cluster = desired.spec().name();
         LockHolder holder = LockHolder.thisProcess(command, Instant.now());
         long deadline = System.nanoTime() + wait.toNanos();
@@ -71,9 +81,52 @@ final class ClusterLocks implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the lock", e);
         }
+        StoreLock stateLock = null;
+        try {
+            stateLock = storeLock(desired, holder, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), out);
+            // Under the state store's lock: the cache is made the store's newest before anything is planned from it.
+            SharedStates.refreshForWrite(desired);
+        } catch (RuntimeException e) {
+            if (stateLock != null) {
+                stateLock.close();
+            }
+            workstation.close();
+            throw e;
+        }
+        try {
+            return take(desired, holder, deadline, workstation, stateLock != null, out).withStore(stateLock);
+        } catch (RuntimeException e) {
+            if (stateLock != null) {
+                stateLock.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * With a state store, its own lock: the only one that decides between workstations before the
+     * cluster's etcd runs (its first create), and the guard of the state itself afterwards.
+     */
+    private static StoreLock storeLock(DesiredState desired, LockHolder holder, Duration wait, PrintWriter out) {
+        Optional<io.etcdwright.modules.state.SharedState> state = SharedStates.open(desired);
+        if (state.isEmpty()) {
+            return null;
+        }
+        StoreLock lock = StoreLock.take(state.get().store(), desired.spec().name(), holder, wait, out::println);
+        out.println("Lock: held in the state store (" + state.get().store().describe(StoreLock.key(desired.spec().name()))
+                + ", renewed every " + StoreLock.RENEW_EVERY.toSeconds() + " s, " + StoreLock.TTL.toSeconds()
+                + " s TTL; released at the end)");
+        return lock;
+    }
+
+    private static ClusterLocks take(DesiredState desired, LockHolder holder, long deadline, WorkstationLock workstation,
+                                     boolean storeHeld, PrintWriter out) {
+        String cluster = desired.spec().name();
+        // With the state store's lock held, that lock decides between workstations when etcd cannot.
         Optional<Health.Access> access = access(desired);
         if (access.isEmpty()) {
-            out.println("Lock: held on this workstation (" + workstation.file() + "); the cluster has no client certificate yet");
+            out.println("Lock: held on this workstation (" + workstation.file() + ")" + (storeHeld ? " and in the state store" : "")
+                    + "; the cluster has no client certificate yet");
             return new ClusterLocks(workstation, null, null, null);
         }
         EtcdAdminClient client = null;
@@ -93,7 +146,8 @@ final class ClusterLocks implements AutoCloseable {
             return new ClusterLocks(workstation, client, etcd, access.get());
         } catch (ClusterLock.Unavailable | EtcdAdminException e) {
             closeQuietly(client);
-            out.println("Lock: held on this workstation only (" + workstation.file() + "): the cluster's etcd did not"
+            out.println("Lock: held on this workstation" + (storeHeld ? "" : " only") + " (" + workstation.file() + ")"
+                    + (storeHeld ? " and in the state store" : "") + ": the cluster's etcd did not"
                     + " take the lock (" + e.getMessage() + ")");
             return new ClusterLocks(workstation, null, null, null);
         } catch (ClusterLockedException e) {
@@ -129,6 +183,16 @@ final class ClusterLocks implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            if (store != null) {
+                store.close();
+            }
+        } finally {
+            closeLocks();
+        }
+    }
+
+    private void closeLocks() {
         try {
             if (etcd != null) {
                 etcd.release(client.endpoints(), member -> EtcdAdminClient.connect(List.of(member), access.caCert(),

@@ -63,6 +63,10 @@ final class ClusterRun implements AutoCloseable {
     /** Validates first: on invalid input this throws before any connection is opened. */
     static ClusterRun open(InputOptions input, ConnectionOptions options) {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        if (!ReadOnlyRunner.active(desired)) {
+            // The shared state first: a store that cannot be read stops the command before any host is contacted.
+            SharedStates.refreshForRead(desired);
+        }
         return new ClusterRun(desired, options);
     }
 

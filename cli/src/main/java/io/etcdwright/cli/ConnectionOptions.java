@@ -20,6 +20,15 @@ final class ConnectionOptions {
             description = "Upper bound for one remote command (default: ${DEFAULT-VALUE}).")
     int commandTimeoutSeconds;
 
+    /** The defaults a command line without these options gets: for connections a command opens beside its own (an SFTP state store). */
+    static ConnectionOptions defaults() {
+        ConnectionOptions o = new ConnectionOptions();
+        o.forks = 10;
+        o.connectTimeoutSeconds = 10;
+        o.commandTimeoutSeconds = 300;
+        return o;
+    }
+
     /** Zero or negative values would mean "no parallelism" or, to the SSH library, "wait forever". */
     void check() {
         positive("--forks", forks);

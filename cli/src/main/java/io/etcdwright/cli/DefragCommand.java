@@ -77,7 +77,8 @@ final class DefragCommand implements Callable<Integer> {
                 return Main.ERROR;
             }
             out.println();
-            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(defrag.plan());
+            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out))
+                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(defrag.plan());
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             return recap.succeeded() ? Main.OK : Main.ERROR;
         }

@@ -54,7 +54,8 @@ final class DestroyCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("Not destroyed: no confirmation (pass --yes to skip the question).");
                 return Main.ERROR;
             }
-            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out)).run(plan);
+            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out))
+                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             return recap.succeeded() ? Main.OK : Main.ERROR;
         }

@@ -15,7 +15,7 @@ public final class Main {
     /** The subcommands, in the order help lists them. */
     private static final List<Class<?>> SUBCOMMANDS = List.of(ValidateCommand.class, FactsCommand.class, PlanCommand.class,
             ApplyCommand.class, StatusCommand.class, CertsCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
-            DefragCommand.class, UnlockCommand.class,
+            DefragCommand.class, UnlockCommand.class, StateCommand.class,
             ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, VersionCommand.class,
             ImportCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class);
 
@@ -39,10 +39,29 @@ public final class Main {
             err.println("Run '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
             return ERROR;
         });
-        int code = cli.execute(args);
+        CommandContext context = CommandContext.begin(commandName(args), err);
+        int code;
+        try {
+            code = cli.execute(args);
+        } finally {
+            List<String> problems = context.end();
+            if (!problems.isEmpty()) {
+                problems.forEach(p -> err.println("error: " + SecretRedaction.redact(p)));
+                code = ERROR;
+            }
+        }
         out.flush();
         err.flush();
         return code;
+    }
+
+    /** The command as the state records its writer: "apply", "certs issue-reader", "state push". */
+    static String commandName(String[] args) {
+        if (args.length == 0) {
+            return "etcdwright";
+        }
+        boolean grouped = List.of("state", "certs", "backups").contains(args[0]);
+        return grouped && args.length > 1 && !args[1].startsWith("-") ? args[0] + " " + args[1] : args[0];
     }
 
     /**
@@ -53,10 +72,24 @@ public final class Main {
     static CommandLine commandLine(String[] args) {
         CommandLine cli = new CommandLine(new Main());
         String first = args.length == 0 ? "" : args[0];
+        if (first.equals("certs") && args.length > 1 && args[1].equals("issue-reader")) {
+            // 'certs' itself requires -i/-f, which picocli would demand before its subcommand's own.
+            cli.addSubcommand(new CommandLine(new CertsGroup()).addSubcommand(new CertsIssueReaderCommand()));
+            return cli;
+        }
         List<Class<?>> named = SUBCOMMANDS.stream().filter(c -> c != CommandLine.HelpCommand.class)
                 .filter(c -> c.getAnnotation(Command.class).name().equals(first)).toList();
         (named.isEmpty() ? SUBCOMMANDS : named).forEach(cli::addSubcommand);
         return cli;
+    }
+
+    /** 'certs' as the parent of its subcommands only: their options are their own. */
+    @Command(name = "certs", description = "Certificates of the cluster.")
+    static final class CertsGroup implements java.util.concurrent.Callable<Integer> {
+        @Override
+        public Integer call() {
+            return ERROR;
+        }
     }
 
     static int report(Exception ex, PrintWriter err) {

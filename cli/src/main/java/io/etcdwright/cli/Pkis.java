@@ -14,9 +14,23 @@ final class Pkis {
     private Pkis() {
     }
 
+    /**
+     * The cluster's PKI on this workstation: a read-only runner's ({@link ReadOnlyRunner}), or the
+     * PKI directory, refreshed first from the shared state when the spec names one, and written
+     * back after each certificate issued or CA made (docs/state.md).
+     */
     static ClusterPki of(DesiredState desired) {
+        java.util.Optional<ClusterPki> reader = ReadOnlyRunner.pki(desired);
+        if (reader.isPresent()) {
+            return reader.get();
+        }
+        SharedStates.refreshForRead(desired);
         Pki p = desired.spec().tls().pki();
-        return of(desired, p.dir().orElse(EtcdwrightHome.pkiDir(desired.spec().name())), Clock.systemUTC());
+        ClusterPki pki = of(desired, p.dir().orElse(EtcdwrightHome.pkiDir(desired.spec().name())), Clock.systemUTC());
+        if (desired.spec().state().isPresent()) {
+            pki.afterWrite(() -> SharedStates.writeBack(desired));
+        }
+        return pki;
     }
 
     /** In {@code dir}, judging expiry by {@code clock}: planner scenarios plan at the time facts were recorded. */

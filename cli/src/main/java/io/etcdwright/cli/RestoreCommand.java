@@ -103,7 +103,8 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
             }
             out.println();
             long start = System.nanoTime();
-            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out)).run(plan);
+            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out))
+                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
             ProgressPrinter.recap(recap, run.targets.keySet(), out);
             if (!recap.succeeded()) {
                 err.println("Restore did not finish: see the failed steps above. Fix the cause and run the same restore again:"

@@ -96,11 +96,21 @@ final class StatusCommand implements Callable<Integer> {
      *
      * @param desired   the cluster's desired state (its members, its quota)
      * @param lock      who holds the cluster's lock, when it was asked (openmetrics)
+     * @param readOnly  asked from a read-only runner, with the reader certificate (docs/state.md)
      */
     record Report(DesiredState desired, ClusterStatus status, boolean allHealthy, java.util.Optional<String> clusterVersion,
                   List<Map<String, Object>> rows, List<Map<String, Object>> alarmRows,
                   java.util.Optional<Map<String, Object>> backups, java.util.Optional<Map<String, Object>> defrags,
-                  java.util.Optional<Map<String, Object>> rotation, java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock) {
+                  java.util.Optional<Map<String, Object>> rotation, java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock,
+                  boolean readOnly) {
+
+        /** Asked with the admin's pair (not from a read-only runner). */
+        Report(DesiredState desired, ClusterStatus status, boolean allHealthy, java.util.Optional<String> clusterVersion,
+               List<Map<String, Object>> rows, List<Map<String, Object>> alarmRows, java.util.Optional<Map<String, Object>> backups,
+               java.util.Optional<Map<String, Object>> defrags, java.util.Optional<Map<String, Object>> rotation,
+               java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock) {
+            this(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock, false);
+        }
 
         int exitCode() {
             return allHealthy ? Main.OK : Main.ERROR;
@@ -123,6 +133,9 @@ final class StatusCommand implements Callable<Integer> {
             backups.ifPresent(b -> lines.addAll(BackupStatus.text(b)));
             defrags.ifPresent(d -> lines.addAll(io.etcdwright.modules.maintenance.DefragRuns.text(d)));
             rotation.ifPresent(r -> lines.add(caRotationText(r)));
+            if (readOnly) {
+                lines.add(READ_ONLY_NOTE);
+            }
             return lines;
         }
     }
@@ -134,7 +147,8 @@ final class StatusCommand implements Callable<Integer> {
     static Report collect(DesiredState desired, ConnectionOptions connection, int timeoutSeconds, boolean askLock) {
         var layout = Layouts.of(desired);
         ClusterPki pki = Pkis.of(desired);
-        ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
+        // The admin's pair, or on a read-only runner the reader's (etcd with authentication off serves both alike).
+        ClusterPki.LocalPair admin = pki.accessPair();
         List<String> endpoints = Endpoints.clientUrls(desired.members(), layout);
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         ClusterStatus status;
@@ -176,8 +190,11 @@ final class StatusCommand implements Callable<Integer> {
         var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
         var defrags = DefragStatus.of(desired, connection);
         java.util.Optional<Map<String, Object>> rotation = caRotation(pki);
-        return new Report(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock);
+        return new Report(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock, pki.readOnly());
     }
+
+    static final String READ_ONLY_NOTE = "read-only runner: asked with the reader certificate " + "(CN "
+            + io.etcdwright.modules.pki.ClusterPki.READER_CN + "); not shown without the PKI: the CA rotation's records";
 
     /**
      * The CA rotation under way as the workstation records it (each apply records the phase it has

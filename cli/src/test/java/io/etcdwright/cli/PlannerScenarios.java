@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.modules.pki.ClusterPki;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Step;
@@ -177,6 +179,41 @@ final class PlannerScenarios {
                 snapshot ? Optional.of(home.resolve("snapshots")) : Optional.empty(),
                 new PendingStops(home.resolve("removed-hosts")), ConvergePlanner.Timeouts.DEFAULT, clock.instant(), versions)
                 .withNewClusterToken(newClusterToken).withClientHosts(clients));
+    }
+
+    /**
+     * As {@link #plan(Scenario)}, from a read-only runner (ReadOnlyRunner): the recorded CA's
+     * certificate and a reader certificate issued from it in {@code reader/}, no CA key, no other
+     * part of the PKI. The hosts are read as the recorded PKI left them.
+     */
+    Plan planReadOnly(Scenario s) {
+        DesiredState desired = DesiredStateLoader.load(DIR.resolve("inventory.yaml"), DIR.resolve(s.spec() + ".yaml"));
+        EtcdLayout layout = Layouts.of(desired);
+        Path factsFile = DIR.resolve(s.facts() + ".json");
+        ClusterRun.Facts facts = FactsFile.load(factsFile, desired.spec().name(),
+                desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), EtcdProbes.of(layout));
+        Clock clock = Clock.fixed(recordedAt(factsFile).plus(s.later()), ZoneOffset.UTC);
+        Path recorded = copyPki(s.pki());
+        Path reader = home.resolve("reader-" + System.nanoTime());
+        ClusterPki full = Pkis.of(desired, recorded, clock);
+        io.etcdwright.modules.pki.IssuedCertificate issued = io.etcdwright.modules.pki.CertificateAuthority.load(
+                recorded.resolve("ca.crt"), recorded.resolve("ca.key"), clock).issue(full.readerRequest(), clock);
+        try {
+            Files.createDirectories(reader);
+            Files.copy(recorded.resolve("ca.crt"), reader.resolve("ca.crt"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        issued.writeTo(reader.resolve("reader.crt"), reader.resolve("reader.key"));
+        ClusterPki.Settings settings = full.settings();
+        ClusterPki readOnly = ClusterPki.readOnly(new ClusterPki.Settings(settings.clusterName(), reader,
+                Optional.of(reader.resolve("ca.crt")), Optional.empty(), settings.keyAlgorithm(), settings.validity(),
+                settings.renewBefore(), settings.caValidity(), settings.extraSans(), settings.caGeneration()), clock,
+                new ClusterPki.LocalPair(reader.resolve("reader.crt"), reader.resolve("reader.key")));
+        return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, leastKeys(facts.byHost(), recorded),
+                facts.unreachable(), readOnly, new ReleaseCache(home.resolve("releases")), facts.cluster(),
+                Optional.of(home.resolve("snapshots")), new PendingStops(home.resolve("removed-hosts")),
+                ConvergePlanner.Timeouts.DEFAULT, clock.instant(), ConvergePlanner.VersionOptions.DEFAULT));
     }
 
     /**

@@ -88,12 +88,18 @@ final class Cli {
 
         /** Starts {@code bin/etcdwright ARGS} with {@code home} as its ETCDWRIGHT_HOME. */
         static Launched start(Path home, String... args) {
+            return start(home, java.util.Map.of(), args);
+        }
+
+        /** As {@link #start(Path, String...)}, with {@code env} added to its environment (credentials, keys). */
+        static Launched start(Path home, java.util.Map<String, String> env, String... args) {
             currentArchive();
             List<String> cmd = new ArrayList<>();
             cmd.add(Testbed.ROOT.resolve("bin/etcdwright").toString());
             cmd.addAll(List.of(args));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
             pb.environment().put("ETCDWRIGHT_HOME", home.toString());
+            pb.environment().putAll(env);
             try {
                 return new Launched("etcdwright " + String.join(" ", args), pb.start());
             } catch (IOException e) {

@@ -40,6 +40,8 @@ public final class Executor {
     private final Map<String, SshTarget> targets;
     private final int forks;
     private final ProgressListener progress;
+    /** Runs after each step's work and readiness, before it counts as done: the shared state's write-back. */
+    private Runnable afterEachStep = () -> { };
     /** What steps produced, by step id, for the steps after them. */
     private final Map<String, Map<String, String>> outputs = new ConcurrentHashMap<>();
 
@@ -48,6 +50,15 @@ public final class Executor {
         this.targets = Map.copyOf(targets);
         this.forks = Math.max(1, forks);
         this.progress = progress;
+    }
+
+    /**
+     * Runs {@code hook} after each step's work and readiness, before the step counts as done (so
+     * before the steps after it start): a hook that throws fails the step, with its message.
+     */
+    public Executor afterEachStep(Runnable hook) {
+        this.afterEachStep = hook;
+        return this;
     }
 
     public Recap run(Plan plan) {
@@ -138,6 +149,12 @@ public final class Executor {
                     return new StepResult(step, StepResult.Status.FAILED, since(start),
                             Optional.of("done, but not ready: " + ready.description() + ": " + e.getMessage()));
                 }
+            }
+            try {
+                afterEachStep.run();
+            } catch (RuntimeException e) {
+                return new StepResult(step, StepResult.Status.FAILED, since(start),
+                        Optional.of("done, but not recorded: " + e.getMessage()));
             }
             return new StepResult(step, outcome == Outcome.CHANGED ? StepResult.Status.CHANGED : StepResult.Status.OK,
                     since(start), Optional.empty());

@@ -59,6 +59,7 @@ final class ClusterSpecChecks {
         checkPki();
         checkTransport();
         checkBackup();
+        checkState();
         checkMonitoring();
     }
 
@@ -367,6 +368,91 @@ final class ClusterSpecChecks {
         if (store instanceof BackupStore.S3 s3 && s3.endpoint().isPresent() && !reported(at.key("endpoint"))) {
             UrlTemplates.problem(s3.endpoint().get(), WEB, Set.of())
                     .ifPresent(problem -> problems.error(document, at.key("endpoint"), problem));
+        }
+    }
+
+    private void checkState() {
+        if (spec.state().isEmpty()) {
+            return;
+        }
+        StateSettings state = spec.state().get();
+        FieldPath at = FieldPath.of("state", "store");
+        BackupStore store = state.store();
+        String directoryPath = store instanceof BackupStore.Directory directory ? directory.path()
+                : store instanceof BackupStore.Sftp sftp ? sftp.path() : null;
+        if (directoryPath != null && !directoryPath.isEmpty() && !reported(at.key("path"))) {
+            HostPaths.problem(directoryPath, "/srv/etcdwright-state").ifPresent(message -> problems.error(document, at.key("path"), message));
+        }
+        if (store instanceof BackupStore.Sftp sftp && !sftp.host().isEmpty() && !reported(at.key("host"))) {
+            Addresses.problem(sftp.host()).ifPresent(problem -> problems.error(document, at.key("host"),
+                    "names an inventory host, so it " + problem));
+        }
+        if (store instanceof BackupStore.S3 s3 && s3.endpoint().isPresent() && !reported(at.key("endpoint"))) {
+            UrlTemplates.problem(s3.endpoint().get(), WEB, Set.of())
+                    .ifPresent(problem -> problems.error(document, at.key("endpoint"), problem));
+        }
+        spec.backup().ifPresent(backup -> {
+            for (BackupStore b : backup.stores()) {
+                overlap(store, b).ifPresent(field -> {
+                    if (!reported(at.key(field))) {
+                        problems.error(document, at.key(field), "puts the state inside backup store '" + b.name()
+                                + "', where 'backups prune' would count its objects as leftovers and delete them; give the"
+                                + " state a place of its own (for s3 another prefix, like " + StateSettings.DEFAULT_PREFIX + ")");
+                    }
+                });
+            }
+        });
+        checkSecretSource(FieldPath.of("state", "encryption", "key"), state.encryption().key());
+        checkSecretSource(FieldPath.of("state", "encryption", "privateKey"), state.encryption().privateKey());
+        FieldPath recipients = FieldPath.of("state", "encryption", "recipients");
+        for (int i = 0; i < state.encryption().recipients().size(); i++) {
+            checkReadableFile(recipients.index(i), Optional.of(state.encryption().recipients().get(i)),
+                    "state recipient's certificate or public key");
+        }
+    }
+
+    private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /**
+     * An environment variable's name, never a value: what is written here is echoed by no message,
+     * since a key pasted in by mistake must not be printed too.
+     */
+    private void checkSecretSource(FieldPath at, Optional<StateSettings.Secret> secret) {
+        if (secret.orElse(null) instanceof StateSettings.Secret.Env env && !reported(at.key("env"))
+                && !VARIABLE.matcher(env.variable()).matches()) {
+            problems.error(document, at.key("env"), "must be the name of an environment variable (letters, digits and '_',"
+                    + " not starting with a digit), not its value (not shown); if a key was written here, it is in the spec"
+                    + " file now: make a new one and put it in the variable");
+        }
+    }
+
+    /** The field that makes {@code state} lie inside (or around) backup store {@code backup}, if it does. */
+    private static Optional<String> overlap(BackupStore state, BackupStore backup) {
+        if (state instanceof BackupStore.S3 s && backup instanceof BackupStore.S3 b && s.bucket().equals(b.bucket())
+                && s.endpoint().equals(b.endpoint())
+                && (s.prefix().startsWith(b.prefix()) || b.prefix().startsWith(s.prefix()))) {
+            return Optional.of("prefix");
+        }
+        if (state instanceof BackupStore.Directory s && backup instanceof BackupStore.Directory b && nested(s.path(), b.path())) {
+            return Optional.of("path");
+        }
+        if (state instanceof BackupStore.Sftp s && backup instanceof BackupStore.Sftp b && s.host().equals(b.host())
+                && nested(s.path(), b.path())) {
+            return Optional.of("path");
+        }
+        return Optional.empty();
+    }
+
+    private static boolean nested(String a, String b) {
+        if (a.isEmpty() || b.isEmpty()) {
+            return false;
+        }
+        try {
+            Path pa = Path.of(a).normalize();
+            Path pb = Path.of(b).normalize();
+            return pa.startsWith(pb) || pb.startsWith(pa);
+        } catch (java.nio.file.InvalidPathException e) {
+            return false;
         }
     }
 

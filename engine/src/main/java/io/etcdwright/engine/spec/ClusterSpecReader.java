@@ -36,7 +36,7 @@ final class ClusterSpecReader {
     ClusterSpec read() {
         String name = text(FieldPath.of("cluster", "name")).orElse("");
         return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name), clients(), maintenance(),
-                monitoring());
+                state(), monitoring());
     }
 
     private Members members() {
@@ -152,6 +152,44 @@ final class ClusterSpecReader {
                 integer(retention.key("keepAllForHours")).orElse(BackupPolicy.Retention.DEFAULT_KEEP_ALL_FOR_HOURS),
                 integer(retention.key("hourlyForDays")).orElse(BackupPolicy.Retention.DEFAULT_HOURLY_FOR_DAYS),
                 integer(retention.key("dailyForDays")).orElse(BackupPolicy.Retention.DEFAULT_DAILY_FOR_DAYS))));
+    }
+
+    private Optional<StateSettings> state() {
+        FieldPath state = FieldPath.of("state");
+        if (!node(state).isObject()) {
+            return Optional.empty();
+        }
+        FieldPath store = state.key("store");
+        BackupStore where = switch (text(store.key("type")).orElse("directory")) {
+            case "sftp" -> new BackupStore.Sftp("state", text(store.key("host")).orElse(""), text(store.key("path")).orElse(""));
+            case "s3" -> {
+                Optional<String> endpoint = text(store.key("endpoint"));
+                JsonNode pathStyle = node(store.key("pathStyle"));
+                yield new BackupStore.S3("state", text(store.key("bucket")).orElse(""),
+                        text(store.key("prefix")).orElse(StateSettings.DEFAULT_PREFIX), endpoint, text(store.key("region")),
+                        pathStyle.isBoolean() ? pathStyle.booleanValue() : endpoint.isPresent());
+            }
+            default -> new BackupStore.Directory("state", text(store.key("path")).orElse(""));
+        };
+        FieldPath encryption = state.key("encryption");
+        FieldPath recipients = encryption.key("recipients");
+        List<Path> certificates = node(recipients).isArray()
+                ? IntStream.range(0, node(recipients).size()).mapToObj(i -> path(recipients.index(i))).flatMap(Optional::stream).toList()
+                : List.of();
+        Optional<StateSettings.Secret> key = secret(encryption.key("key"));
+        if (key.isEmpty() && certificates.isEmpty() && !node(encryption.key("key")).isObject()) {
+            key = Optional.of(new StateSettings.Secret.Env(StateSettings.DEFAULT_KEY_VARIABLE));
+        }
+        return Optional.of(new StateSettings(where, new StateSettings.Encryption(key, certificates,
+                secret(encryption.key("privateKey")))));
+    }
+
+    private Optional<StateSettings.Secret> secret(FieldPath at) {
+        Optional<String> env = text(at.key("env"));
+        if (env.isPresent()) {
+            return Optional.of(new StateSettings.Secret.Env(env.get()));
+        }
+        return path(at.key("file")).map(StateSettings.Secret.File::new);
     }
 
     private Maintenance maintenance() {

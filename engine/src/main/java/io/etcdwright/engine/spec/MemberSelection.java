@@ -154,6 +154,14 @@ final class MemberSelection {
     }
 
     private void checkBackupHost() {
+        spec.state().map(StateSettings::store).ifPresent(store -> {
+            FieldPath host = FieldPath.of("state", "store", "host");
+            if (store instanceof BackupStore.Sftp sftp && !sftp.host().isEmpty()
+                    && !problems.hasErrorAround(document.file(), host) && inventory.host(sftp.host()).isEmpty()) {
+                problems.error(document, host, "host '" + sftp.host() + "' is not in " + inventory.file()
+                        + " (hosts: " + Listing.of(inventory.hosts().keySet()) + ")");
+            }
+        });
         if (spec.backup().isEmpty()) {
             return;
         }

@@ -208,10 +208,17 @@ final class CaRotationPlanner {
                     + " are refused from now on.");
         };
         List<String> clientOnly = in.desired().clientOnlyHosts().stream().map(h -> h.name()).toList();
-        if (clientOnly.isEmpty()) {
-            return phase;
-        }
         List<String> all = new ArrayList<>(phase);
+        if (rotation.phase() != Phase.TRUST_BOTH
+                && java.nio.file.Files.exists(in.pki().clientPair(ClusterPki.READER).cert())) {
+            // A reader's runner trusts the CA file it was handed, and its certificate is of the old CA.
+            all.add("CA rotation: a reader certificate was issued for read-only runners ('certs issue-reader'); it is of the"
+                    + " old CA, which members refuse from phase 3: issue it again once this rotation is done and hand the"
+                    + " runners the new files (ca.crt, reader.crt, reader.key)");
+        }
+        if (clientOnly.isEmpty()) {
+            return all;
+        }
         all.add("CA rotation: " + String.join(", ", clientOnly) + " run" + (clientOnly.size() == 1 ? "s" : "")
                 + " no member but hold client files; this apply gives " + (clientOnly.size() == 1 ? "it" : "them")
                 + switch (rotation.phase()) {

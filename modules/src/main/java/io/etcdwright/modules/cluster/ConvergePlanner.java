@@ -189,7 +189,8 @@ public final class ConvergePlanner {
         this.held = held;
         this.version = version;
         this.spec = in.desired().spec();
-        this.rotation = CaRotation.of(in.pki(), in.desired(), in.facts());
+        // A read-only runner judges no rotation (it needs the CA key and the PKI's records); it reports one.
+        this.rotation = in.pki().readOnly() ? Optional.empty() : CaRotation.of(in.pki(), in.desired(), in.facts());
         // While a rotation runs, members serve certificates of either CA: every check trusts the bundle.
         this.context = new Context(in.desired().members(), in.layout(),
                 rotation.isPresent() ? CaRotationPlanner.access(in.pki()) : Endpoints.healthAccess(in.pki()),
@@ -326,6 +327,14 @@ public final class ConvergePlanner {
         }
         List<io.etcdwright.engine.plan.Drift> drift = new ArrayList<>(
                 schedule.target().map(t -> BackupFreshness.drift(t, in.facts(), in.now())).orElse(List.of()));
+        drift.addAll(trustOnly.drift());
+        if (in.pki().readOnly() && CaRotation.of(in.pki(), in.desired(), in.facts()).isPresent()) {
+            drift.add(new io.etcdwright.engine.plan.Drift("ca-rotation", "cluster " + spec.name(),
+                    "members trust a CA other than this runner's " + in.pki().caCertFile() + " alone (a CA rotation under way,"
+                            + " or a reader issued before the last rotation)",
+                    "finish or check the rotation from a workstation that holds the PKI; after a rotation, issue the reader"
+                            + " again ('etcdwright certs issue-reader')"));
+        }
         drift.addAll(io.etcdwright.modules.maintenance.DefragRuns.drift(spec, in.facts()));
         io.etcdwright.modules.monitoring.CertificateMetricsModule.refreshAfterCertificates(in.desired(), steps);
         return new Plan(spec.name(), steps, List.of(), warnings, drift);

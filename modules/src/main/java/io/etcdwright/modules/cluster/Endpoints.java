@@ -18,8 +18,8 @@ public final class Endpoints {
      * CA while a rotation runs): how apply and status ask etcd about health.
      */
     public static Health.Access healthAccess(ClusterPki pki) {
-        ClusterPki.LocalPair admin = pki.clientPair(HostCertificates.ADMIN);
-        return new Health.Access(pki.trustedCaFile(), admin.cert(), admin.key());
+        ClusterPki.LocalPair access = pki.accessPair();
+        return new Health.Access(pki.trustedCaFile(), access.cert(), access.key());
     }
 
     /** The client URLs of the members, in their order: what etcdctl and kube-apiserver are given. */

@@ -1,6 +1,7 @@
 package io.etcdwright.modules.cluster;
 
 import io.etcdwright.engine.facts.FileState;
+import io.etcdwright.engine.plan.Drift;
 import io.etcdwright.engine.plan.Refusal;
 import io.etcdwright.engine.spec.ClientKeys;
 import io.etcdwright.engine.spec.Member;
@@ -25,8 +26,18 @@ import java.util.Optional;
  * valid beyond renewBeforeDays, the usages and names etcd's peers and clients need.
  */
 final class TrustOnlyChecks {
-    record Findings(List<Refusal> refusals, List<String> warnings) {
+    record Findings(List<Refusal> refusals, List<String> warnings, List<Drift> drift) {
+        Findings(List<Refusal> refusals, List<String> warnings) {
+            this(refusals, warnings, List.of());
+        }
     }
+
+    /** What a read-only runner (a reader certificate, no CA key) says it could not judge. */
+    static final String READ_ONLY_NOT_JUDGED = "read-only (a reader certificate and the CA certificate, no CA key): not"
+            + " judged here: the admin and kube-apiserver client certificates and the copies of the members' certificates"
+            + " that the PKI holds (only a workstation with the state store's key or the PKI directory sees them), and"
+            + " whether a CA rotation is due; the members' own certificates were judged against the CA certificate and"
+            + " renewBeforeDays. Nothing that needs the CA key was attempted; 'etcdwright apply' is refused here";
 
     private static final String GIVE_KEY = "give the CA key (tls.pki.ca.key) and etcdwright issues it";
 
@@ -42,11 +53,12 @@ final class TrustOnlyChecks {
         List<Expiry> expiries = new ArrayList<>();
         for (String client : ClientKeys.CLIENTS) {
             boolean needed = client.equals(ClientKeys.ADMIN) || !in.desired().clientHosts(client).isEmpty();
-            if (needed) {
+            if (needed && !pki.readOnly()) {
                 workstationClient(pki, HostCertificates.roleOf(client), refusals, expiries);
             }
         }
         Pki spec = in.desired().spec().tls().pki();
+        List<Drift> drift = new ArrayList<>();
         for (Member m : in.desired().members()) {
             EtcdHostFacts f = in.facts().get(m.host().name());
             if (f == null) {
@@ -77,7 +89,12 @@ final class TrustOnlyChecks {
                     places.add(HostCertificates.certPath(role) + " (key " + HostCertificates.keyPath(role) + ")");
                 }
             }
-            if (!wrong.isEmpty()) {
+            if (!wrong.isEmpty() && pki.readOnly()) {
+                // An apply with the CA key issues these: a change this runner reports, never makes.
+                drift.add(new Drift("certificate-due", "member " + m.name() + " (host " + m.host().name() + ")",
+                        String.join("; ", wrong), "run 'etcdwright apply' from a workstation that holds the PKI: it issues"
+                                + " them (this read-only runner cannot)"));
+            } else if (!wrong.isEmpty()) {
                 refusals.add(new Refusal("trust-only-certificate", "member " + m.name() + " (host " + m.host().name() + ")",
                         "trust-only (tls.pki.ca has no key), so etcdwright cannot issue: " + String.join("; ", wrong),
                         GIVE_KEY + ", or place certificates you issued from the cluster's CA, each with its key, at "
@@ -85,7 +102,11 @@ final class TrustOnlyChecks {
                                 + io.etcdwright.modules.EtcdLayout.USER + "), then plan again"));
             }
         }
-        return new Findings(refusals, warnings(pki, expiries));
+        List<String> warnings = new ArrayList<>(warnings(pki, expiries));
+        if (pki.readOnly()) {
+            warnings.add(0, READ_ONLY_NOT_JUDGED);
+        }
+        return new Findings(refusals, warnings, drift);
     }
 
     private record Expiry(String what, Instant notAfter) {
@@ -114,7 +135,10 @@ final class TrustOnlyChecks {
     private static List<String> warnings(ClusterPki pki, List<Expiry> expiries) {
         // The spec's own warning says what trust-only means; this one says when it bites.
         return expiries.stream().min(java.util.Comparator.comparing(Expiry::notAfter))
-                .map(e -> "trust-only: etcdwright renews no certificate; the first to expire is " + e.what() + ", on "
+                .map(e -> pki.readOnly()
+                        ? "read-only: the first member certificate to expire is " + e.what() + ", on " + e.notAfter() + " (in "
+                                + Duration.between(pki.now(), e.notAfter()).toDays() + " days)"
+                        : "trust-only: etcdwright renews no certificate; the first to expire is " + e.what() + ", on "
                         + e.notAfter() + " (in " + Duration.between(pki.now(), e.notAfter()).toDays() + " days): renew it"
                         + " yourself before then")
                 .stream().toList();

@@ -84,9 +84,19 @@ public final class CertificateReport {
                 entries.addAll(local(role, Optional.of(m.name()), pair.cert(), pair.key()));
             }
         }
+        if (pki.readOnly()) {
+            // A read-only runner holds the CA certificate and its reader, nothing else of the PKI.
+            ClusterPki.LocalPair reader = pki.accessPair();
+            entries.addAll(local(ClusterPki.READER, Optional.empty(), reader.cert(), reader.key()));
+            return entries;
+        }
         for (String role : List.of(HostCertificates.ADMIN, HostCertificates.APISERVER)) {
             ClusterPki.LocalPair pair = pki.clientPair(role);
             entries.addAll(local(role, Optional.empty(), pair.cert(), pair.key()));
+        }
+        ClusterPki.LocalPair reader = pki.clientPair(ClusterPki.READER);
+        if (Files.exists(reader.cert())) {
+            entries.addAll(local(ClusterPki.READER, Optional.empty(), reader.cert(), reader.key()));
         }
         return entries;
     }

@@ -56,12 +56,51 @@ public final class ClusterPki {
 
     private final Settings settings;
     private final Clock clock;
+    private final Optional<LocalPair> reader;
+    /** Runs after every write of a certificate, key or CA here: the shared state's write-back (docs/state.md). */
+    private volatile Runnable afterWrite = () -> { };
     private volatile CertificateAuthority ca;
     private volatile java.security.cert.X509Certificate caCertificate;
 
     public ClusterPki(Settings settings, Clock clock) {
+        this(settings, clock, Optional.empty());
+    }
+
+    private ClusterPki(Settings settings, Clock clock, Optional<LocalPair> reader) {
         this.settings = settings;
         this.clock = clock;
+        this.reader = reader;
+    }
+
+    /**
+     * A read-only runner's PKI: the CA certificate ({@code settings.caCert()}, no key) and a reader
+     * client certificate, nothing else. It is trust-only (nothing can be issued), and connects with
+     * the reader's pair instead of the admin's.
+     */
+    public static ClusterPki readOnly(Settings settings, Clock clock, LocalPair reader) {
+        if (settings.caCert().isEmpty() || settings.caKey().isPresent()) {
+            throw new IllegalArgumentException("a read-only PKI has a CA certificate and no CA key");
+        }
+        return new ClusterPki(settings, clock, Optional.of(reader));
+    }
+
+    /** Whether this is a read-only runner's PKI: a reader certificate, no CA key, nothing issued here. */
+    public boolean readOnly() {
+        return reader.isPresent();
+    }
+
+    /** The client pair this workstation connects to the members with: the admin's, or a read-only runner's reader. */
+    public LocalPair accessPair() {
+        return reader.orElseGet(() -> clientPair(HostCertificates.ADMIN));
+    }
+
+    /** Registers what runs after each write here (the shared state's write-back); it may throw to fail the write's step. */
+    public void afterWrite(Runnable hook) {
+        this.afterWrite = hook;
+    }
+
+    private void written() {
+        afterWrite.run();
     }
 
     public Settings settings() {
@@ -105,6 +144,7 @@ public final class ClusterPki {
             throw new PkiException("the CA named in tls.pki.ca (" + caCertFile() + ") does not exist");
         } else {
             ca = generateCa();
+            written();
         }
         return ca;
     }
@@ -171,6 +211,7 @@ public final class ClusterPki {
         }
         ca = generateCa();
         caCertificate = null;
+        written();
         return true;
     }
 
@@ -250,6 +291,37 @@ public final class ClusterPki {
         return new LocalPair(clientFile(role, "crt"), clientFile(role, "key"));
     }
 
+    /** The role (file name under clients/) of the read-only client certificate 'certs issue-reader' makes. */
+    public static final String READER = "reader";
+    /** Its subject: a name of its own, never the admin's, so etcd's logs and (with authentication) its roles tell it apart. */
+    public static final String READER_CN = "etcdwright-reader";
+
+    /** The read-only client certificate's request: client usage only, its own name. */
+    public CertificateRequest readerRequest() {
+        return CertificateRequest.of(Purpose.CLIENT, READER_CN, List.of(), List.of(), List.of(), settings.keyAlgorithm(),
+                settings.validity());
+    }
+
+    /**
+     * Issues a new reader certificate into clients/reader.crt|key (a new key each time: a runner's
+     * copy is replaced by handing it the new files), and records the write like every other.
+     */
+    public synchronized IssuedCertificate issueReader() {
+        if (readOnly() || trustOnly()) {
+            throw new PkiException("cannot issue a reader certificate without the CA key (" + caCertFile() + " has none here)");
+        }
+        IssuedCertificate issued = ensureCa().issue(readerRequest(), clock);
+        LocalPair pair = clientPair(READER);
+        try {
+            Files.createDirectories(pair.cert().getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + pair.cert().getParent() + ": " + e.getMessage(), e);
+        }
+        issued.writeTo(pair.cert(), pair.key());
+        written();
+        return issued;
+    }
+
     /** The subject of every member's healthcheck client (each member has its own key), as kubeadm names it. */
     public static final String HEALTHCHECK_CN = "etcd-healthcheck-client";
 
@@ -327,6 +399,7 @@ public final class ClusterPki {
             throw new UncheckedIOException("cannot create " + pair.cert().getParent() + ": " + e.getMessage(), e);
         }
         issued.writeTo(pair.cert(), pair.key());
+        written();
         return true;
     }
 

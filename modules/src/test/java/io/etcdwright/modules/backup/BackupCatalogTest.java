@@ -132,6 +132,23 @@ class BackupCatalogTest {
         }
 
         @Override
+        public java.util.Optional<Versioned> read(String key) throws IOException {
+            return inner.read(key);
+        }
+
+        @Override
+        public String putIfVersion(String key, byte[] content, java.util.Optional<String> expected) throws IOException {
+            check(key);
+            return inner.putIfVersion(key, content, expected);
+        }
+
+        @Override
+        public void deleteIfVersion(String key, String expected) throws IOException {
+            check(key);
+            inner.deleteIfVersion(key, expected);
+        }
+
+        @Override
         public List<StoredObject> list(String prefix) throws IOException {
             return inner.list(prefix);
         }

@@ -34,10 +34,26 @@ public final class BackupEncryption {
      * not closed has no tag and will not decrypt.
      */
     public static OutputStream encrypting(OutputStream out, Recipients recipients) throws IOException {
+        return encrypting(out, recipients.all(), java.util.List.of());
+    }
+
+    /**
+     * As {@link #encrypting(OutputStream, Recipients)}, the content key wrapped to every public key
+     * recipient and with every shared key (any one of all of them decrypts); at least one of either.
+     */
+    public static OutputStream encrypting(OutputStream out, java.util.List<Recipient> recipients,
+                                          java.util.List<SharedKey> sharedKeys) throws IOException {
+        if (recipients.isEmpty() && sharedKeys.isEmpty()) {
+            throw new IllegalArgumentException("nothing to encrypt to: give a recipient or a shared key");
+        }
         CMSAuthEnvelopedDataStreamGenerator generator = new CMSAuthEnvelopedDataStreamGenerator();
         generator.setBufferSize(CHUNK);
-        for (Recipient recipient : recipients.all()) {
+        for (Recipient recipient : recipients) {
             generator.addRecipientInfoGenerator(RecipientInfos.generator(recipient));
+        }
+        for (SharedKey key : sharedKeys) {
+            generator.addRecipientInfoGenerator(new org.bouncycastle.cms.jcajce.JceKEKRecipientInfoGenerator(key.id(),
+                    key.secretKey()).setProvider(Providers.BC));
         }
         try {
             // The JDK's own AES-GCM (with AES-NI) for the content: encryption streams in every
@@ -89,6 +105,18 @@ public final class BackupEncryption {
         byte[] head = buffered.readNBytes(HEAD);
         buffered.reset();
         return Decryption.open(buffered, CmsHeader.contentType(head), key, certificate);
+    }
+
+    /**
+     * The plaintext of a message whose content key was wrapped with {@code key}; the same rules as
+     * {@link #decrypting(InputStream, PrivateKey, X509Certificate)}: trust it only once read to its end.
+     */
+    public static InputStream decrypting(InputStream in, SharedKey key) throws IOException {
+        InputStream buffered = in.markSupported() ? in : new BufferedInputStream(in, CHUNK);
+        buffered.mark(HEAD);
+        byte[] head = buffered.readNBytes(HEAD);
+        buffered.reset();
+        return Decryption.open(buffered, CmsHeader.contentType(head), key);
     }
 
     /** Whether a file starting with {@code firstBytes} is CMS (DER/BER ContentInfo of a PKCS#7 / S/MIME type). */

@@ -76,6 +76,36 @@ final class Decryption {
                         + " and give its certificate too", lastFailure);
     }
 
+    /** With a shared key: the recipient info of that key's id, unwrapped with it (AES key wrap checks the key). */
+    static InputStream open(InputStream in, ASN1ObjectIdentifier contentType, SharedKey key) throws IOException {
+        refuseUnlessAuthEnveloped(contentType);
+        CMSAuthEnvelopedDataParser parser;
+        try {
+            parser = new CMSAuthEnvelopedDataParser(in);
+        } catch (CMSException | RuntimeException e) {
+            throw new IOException("the object is damaged: its CMS header cannot be read (" + e.getMessage() + ")", e);
+        }
+        if (!GCM.contains(parser.getEncryptionAlgOID().getAlgorithm())) {
+            throw new IOException("the content is encrypted with " + parser.getEncAlgOID() + ", not AES-GCM; refused");
+        }
+        List<RecipientInformation> all = new ArrayList<>(parser.getRecipientInfos().getRecipients());
+        for (RecipientInformation info : all) {
+            if (info instanceof org.bouncycastle.cms.KEKRecipientInformation
+                    && info.getRID() instanceof org.bouncycastle.cms.KEKRecipientId id
+                    && Arrays.equals(id.getKeyIdentifier(), key.id())) {
+                try {
+                    InputStream content = info.getContentStream(new org.bouncycastle.cms.jcajce.JceKEKAuthEnvelopedRecipient(
+                            key.secretKey()).setProvider(Providers.BC).setContentProvider(Providers.BC)).getContentStream();
+                    return new DecryptingStream(content, in);
+                } catch (CMSException e) {
+                    throw new IOException("the shared key (" + key + ") does not unwrap the content key its id names: the"
+                            + " object was changed or damaged (" + e.getMessage() + ")", e);
+                }
+            }
+        }
+        throw new IOException("not encrypted with this key (" + key + "); it is encrypted to " + describe(all));
+    }
+
     private static void refuseUnlessAuthEnveloped(ASN1ObjectIdentifier contentType) throws IOException {
         if (contentType == null) {
             throw new IOException("this is not an encrypted backup: it does not start with a CMS header"
@@ -181,6 +211,8 @@ final class Decryption {
                 names.add(kind + " certificate issuer '" + id.getIssuer() + "' serial " + id.getSerialNumber().toString(16));
             } else if (rid instanceof KeyAgreeRecipientId id) {
                 names.add(kind + " certificate issuer '" + id.getIssuer() + "' serial " + id.getSerialNumber().toString(16));
+            } else if (rid instanceof org.bouncycastle.cms.KEKRecipientId id) {
+                names.add("shared key id " + HexFormat.of().formatHex(id.getKeyIdentifier()));
             } else {
                 names.add(kind + " recipient");
             }

@@ -19,7 +19,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
@@ -175,6 +177,71 @@ public final class DirectoryStore implements Store {
             throw new IllegalArgumentException("store key '" + key + "' leaves " + root);
         }
         return p;
+    }
+
+    /** One monitor a lock file, for threads of this JVM: a POSIX lock decides only between processes. */
+    private static final ConcurrentHashMap<Path, Object> IN_PROCESS = new ConcurrentHashMap<>();
+
+    @Override
+    public Optional<Versioned> read(String key) throws IOException {
+        Path target = resolve(key);
+        try {
+            byte[] content = Files.readAllBytes(target);
+            return Optional.of(new Versioned(content, StoreKeys.sha256(content)));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public String putIfVersion(String key, byte[] content, Optional<String> expected) throws IOException {
+        Path target = resolve(key);
+        makeDirectories(target.getParent());
+        return underLock(target, () -> {
+            Optional<String> current = read(key).map(Versioned::version);
+            if (!current.equals(expected)) {
+                throw new VersionConflictException(describe(), key, expected, current);
+            }
+            put(key, content);
+            return StoreKeys.sha256(content);
+        });
+    }
+
+    @Override
+    public void deleteIfVersion(String key, String expected) throws IOException {
+        Path target = resolve(key);
+        if (!Files.isDirectory(target.getParent())) {
+            throw new VersionConflictException(describe(), key, Optional.of(expected), Optional.empty());
+        }
+        underLock(target, () -> {
+            Optional<String> current = read(key).map(Versioned::version);
+            if (!current.equals(Optional.of(expected))) {
+                throw new VersionConflictException(describe(), key, Optional.of(expected), current);
+            }
+            Files.delete(target);
+            syncDirectory(target.getParent());
+            return expected;
+        });
+    }
+
+    private interface Locked {
+        String run() throws IOException;
+    }
+
+    /**
+     * Runs {@code body} holding the key's lock file ({@code .NAME.cas.part} beside it, never listed,
+     * never removed: removing a lock file others may have open would let two writers hold "the" lock).
+     * Every writer of every process takes it, on a local disk or NFS with its lock manager.
+     */
+    private String underLock(Path target, Locked body) throws IOException {
+        Path lockFile = target.resolveSibling("." + target.getFileName() + ".cas.part");
+        synchronized (IN_PROCESS.computeIfAbsent(lockFile, f -> new Object())) {
+            try (FileChannel channel = FileChannel.open(lockFile, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(FILE_MODE));
+                 java.nio.channels.FileLock held = channel.lock()) {
+                return body.run();
+            }
+        }
     }
 
     @Override

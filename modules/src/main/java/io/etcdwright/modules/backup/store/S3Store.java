@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Backups in an S3 bucket (AWS or an S3-compatible server), under the settings' prefix. An
@@ -152,6 +153,70 @@ public final class S3Store implements Store {
             s3.deleteObject(r -> r.bucket(settings.bucket()).key(objectKey));
         } catch (SdkException e) {
             throw S3Errors.explain("deleting " + key, key, settings, e);
+        }
+    }
+
+    @Override
+    public Optional<Versioned> read(String key) throws IOException {
+        String objectKey = objectKey(key);
+        try {
+            var response = s3.getObjectAsBytes(r -> r.bucket(settings.bucket()).key(objectKey));
+            return Optional.of(new Versioned(response.asByteArray(), response.response().eTag()));
+        } catch (software.amazon.awssdk.services.s3.model.NoSuchKeyException e) {
+            return Optional.empty();
+        } catch (SdkException e) {
+            IOException explained = S3Errors.explain("reading " + key, key, settings, e);
+            if (explained instanceof java.nio.file.NoSuchFileException) {
+                return Optional.empty();
+            }
+            throw explained;
+        }
+    }
+
+    /**
+     * A conditional PUT: {@code If-Match: ETAG}, or {@code If-None-Match: *} to create. S3 answers
+     * 412 when the condition fails and 409 when a concurrent conditional write won; either way
+     * nothing of ours was written.
+     */
+    @Override
+    public String putIfVersion(String key, byte[] content, Optional<String> expected) throws IOException {
+        String objectKey = objectKey(key);
+        try {
+            return s3.putObject(r -> {
+                r.bucket(settings.bucket()).key(objectKey);
+                expected.ifPresentOrElse(r::ifMatch, () -> r.ifNoneMatch("*"));
+            }, RequestBody.fromBytes(content)).eTag();
+        } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
+            if (e.statusCode() == 412 || e.statusCode() == 409) {
+                throw new VersionConflictException(describe(), key, expected, current(objectKey));
+            }
+            throw S3Errors.explain("writing " + key, key, settings, e);
+        } catch (SdkException e) {
+            throw S3Errors.explain("writing " + key, key, settings, e);
+        }
+    }
+
+    @Override
+    public void deleteIfVersion(String key, String expected) throws IOException {
+        String objectKey = objectKey(key);
+        try {
+            s3.deleteObject(r -> r.bucket(settings.bucket()).key(objectKey).ifMatch(expected));
+        } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
+            if (e.statusCode() == 412 || e.statusCode() == 409 || e.statusCode() == 404) {
+                throw new VersionConflictException(describe(), key, Optional.of(expected), current(objectKey));
+            }
+            throw S3Errors.explain("deleting " + key, key, settings, e);
+        } catch (SdkException e) {
+            throw S3Errors.explain("deleting " + key, key, settings, e);
+        }
+    }
+
+    /** The ETag now, for a conflict's message; empty when absent or when the store does not say. */
+    private Optional<String> current(String objectKey) {
+        try {
+            return Optional.of(s3.headObject(r -> r.bucket(settings.bucket()).key(objectKey)).eTag());
+        } catch (SdkException e) {
+            return Optional.empty();
         }
     }
 

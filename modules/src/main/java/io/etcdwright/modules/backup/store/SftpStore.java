@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -237,6 +238,70 @@ public final class SftpStore implements Store {
                     + "; give that user write access to " + root + " or choose another backup directory");
             default -> new IOException(what + " at " + where + ": " + e.getMessage(), e);
         };
+    }
+
+    /**
+     * Compare-and-swap on the host: under {@code flock} on {@code .NAME.cas.part} (the same lock
+     * every etcdwright writing this store takes), the target's SHA-256 is compared with the expected
+     * one ("" for absent); only when equal is the uploaded temporary file renamed over it (or, with
+     * no temporary file, the target removed). Exit 3 with the version found on a mismatch.
+     * $1 target, $2 expected version, $3 temporary file or "", $4 lock file.
+     */
+    static final String COMPARE_AND_SWAP = String.join("\n",
+            "exec 9>>\"$4\" || exit 2",
+            "flock -w 60 9 || { echo 'waited 60 s for the store lock' >&2; exit 2; }",
+            "if [ -e \"$1\" ]; then cur=$(sha256sum < \"$1\") || exit 2; cur=${cur%% *}; else cur=''; fi",
+            "if [ \"$cur\" != \"$2\" ]; then printf '%s' \"$cur\"; [ -z \"$3\" ] || rm -f -- \"$3\"; exit 3; fi",
+            "if [ -n \"$3\" ]; then sync -- \"$3\" && mv -f -- \"$3\" \"$1\" || exit 2; else rm -f -- \"$1\" || exit 2; fi",
+            "sync -- \"${1%/*}\"");
+
+    @Override
+    public Optional<Versioned> read(String key) throws IOException {
+        try (InputStream in = open(key)) {
+            byte[] content = in.readAllBytes();
+            return Optional.of(new Versioned(content, StoreKeys.sha256(content)));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public synchronized String putIfVersion(String key, byte[] content, Optional<String> expected) throws IOException {
+        String path = path(key);
+        String dir = path.substring(0, path.lastIndexOf('/'));
+        String temp = dir + "/." + StoreKeys.lastSegment(key) + "." + Long.toHexString(new java.security.SecureRandom().nextLong()) + ".part";
+        ChannelSftp sftp = channel();
+        makeDirectories(sftp, dir);
+        try {
+            sftp.put(new ByteArrayInputStream(new byte[0]), temp, ChannelSftp.OVERWRITE);
+            sftp.chmod(FILE_MODE, temp);
+            sftp.put(new ByteArrayInputStream(content), temp, ChannelSftp.OVERWRITE);
+        } catch (SftpException e) {
+            removeQuietly(sftp, temp);
+            throw failure("cannot write " + key, path, e);
+        }
+        swap(key, path, temp, expected);
+        return StoreKeys.sha256(content);
+    }
+
+    @Override
+    public synchronized void deleteIfVersion(String key, String expected) throws IOException {
+        String path = path(key);
+        swap(key, path, "", Optional.of(expected));
+    }
+
+    private void swap(String key, String path, String temp, Optional<String> expected) throws IOException {
+        String lock = path.substring(0, path.lastIndexOf('/')) + "/." + StoreKeys.lastSegment(key) + ".cas.part";
+        var result = session.run(new RemoteCommand.Script(COMPARE_AND_SWAP, List.of(path, expected.orElse(""), temp, lock)));
+        if (result.exitCode() == 3) {
+            String found = result.stdout().strip();
+            throw new VersionConflictException(describe(), key, expected, found.isEmpty() ? Optional.empty() : Optional.of(found));
+        }
+        if (!result.succeeded()) {
+            throw new IOException("cannot write " + key + " at " + describe() + " on " + session.target().name() + ": "
+                    + (result.stderr().isBlank() ? "exit " + result.exitCode() : result.stderr().strip())
+                    + (result.stderr().contains("flock") ? " (the store's host needs flock, from util-linux)" : ""));
+        }
     }
 
     @Override

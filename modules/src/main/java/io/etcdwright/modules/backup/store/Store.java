@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Where backups are kept: a directory, a host over SFTP, or an S3 bucket. Keys are relative,
@@ -41,8 +42,38 @@ public interface Store extends AutoCloseable {
     /** Removes {@code key}; removing an absent key is no error. */
     void delete(String key) throws IOException;
 
+    // Versioned writes: compare-and-swap on one small object, for state many workstations share.
+
+    /**
+     * Reads a small object whole, with the version the store gives it now: S3's ETag, the SHA-256
+     * of the content for a directory or SFTP. Empty when there is no such object.
+     */
+    Optional<Versioned> read(String key) throws IOException;
+
+    /**
+     * Writes {@code content} as {@code key} only while the object is still at {@code expected}, or
+     * only while it is absent when {@code expected} is empty: compare-and-swap, one winner among
+     * writers racing from several machines. S3 sends {@code If-Match}/{@code If-None-Match: *};
+     * a directory and SFTP check and rename under a lock every writer takes ({@code flock}).
+     *
+     * @return the new version
+     * @throws VersionConflictException when the object is not at {@code expected}: nothing was written
+     */
+    String putIfVersion(String key, byte[] content, Optional<String> expected) throws IOException;
+
+    /**
+     * Removes {@code key} only while it is at {@code expected}.
+     *
+     * @throws VersionConflictException when it is not (or is gone): nothing was removed
+     */
+    void deleteIfVersion(String key, String expected) throws IOException;
+
     @Override
     void close() throws IOException;
+
+    /** A small object's content and its version, as {@link #read} found it. */
+    record Versioned(byte[] content, String version) {
+    }
 
     /** One object: its key relative to the store's root, its size in bytes, when it was written. */
     record StoredObject(String key, long size, Instant lastModified) {

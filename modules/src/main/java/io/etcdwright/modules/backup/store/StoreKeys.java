@@ -54,6 +54,15 @@ public final class StoreKeys {
         return fileName.startsWith(".") && fileName.endsWith(".part");
     }
 
+    /** A content's version where the store has no ETag of its own: its SHA-256, in hex. */
+    static String sha256(byte[] content) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
     static String lastSegment(String key) {
         return key.substring(key.lastIndexOf('/') + 1);
     }
