@@ -47,7 +47,7 @@ final class CertsCommand implements Callable<Integer> {
     static final KeyFilesProbe KEY_FILES = new KeyFilesProbe("key-files", HostCertificates.allKeyPaths());
 
     @Mixin
-    InputOptions input;
+    FleetOptions input;
 
     @Mixin
     ConnectionOptions connection;
@@ -68,7 +68,62 @@ final class CertsCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--expiring-within must be 0 or more days, got " + expiringWithinDays);
         }
         Optional<Duration> within = Optional.ofNullable(expiringWithinDays).map(Duration::ofDays);
-        try (ClusterRun run = ClusterRun.open(input, connection)) {
+        if (input.fleet()) {
+            return Fleet.run("certs", input, FLEET_COLUMNS, desired -> certsOne(desired, within), output == OutputFormat.json,
+                    spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+        try (ClusterRun run = ClusterRun.open(input.single(), connection)) {
+            Findings found = collect(run);
+            Instant now = Instant.now();
+            PrintWriter out = spec.commandLine().getOut();
+            if (output == OutputFormat.json) {
+                out.println(Json.write(document(run.desired.spec().name(), found.entries(), found.unreachable(), now, within)));
+            } else {
+                found.text(now, within).forEach(out::println);
+            }
+            return exitCode(found.entries(), found.unreachable(), now, within);
+        }
+    }
+
+    /** The fleet's summary columns (docs/fleets.md). */
+    static final List<Fleet.Column> FLEET_COLUMNS = List.of(new Fleet.Column("CERTIFICATES", "certificates"),
+            new Fleet.Column("EXPIRING", "expiring"), new Fleet.Column("SOONEST (DAYS)", "soonest_days"));
+
+    /** One cluster of a fleet, as certs of it alone. */
+    private Fleet.Outcome certsOne(io.etcdwright.engine.spec.DesiredState desired, Optional<Duration> within) {
+        try (ClusterRun run = ClusterRun.of(desired, connection)) {
+            Findings found = collect(run);
+            Instant now = Instant.now();
+            int exit = exitCode(found.entries(), found.unreachable(), now, within);
+            Map<String, Object> counts = new LinkedHashMap<>();
+            counts.put("certificates", found.entries().stream().filter(e -> e.certificate().isPresent()).count());
+            counts.put("expiring", within.map(w -> found.entries().stream().filter(e -> e.expiresWithin(now, w)).count()).orElse(null));
+            counts.put("soonest_days", soonest(found.entries()).map(e -> e.certificate().get().daysUntilExpiry(now)).orElse(null));
+            Fleet.Verdict verdict = exit == Main.ERROR ? Fleet.Verdict.ERROR : exit == Main.CHANGES ? Fleet.Verdict.EXPIRING
+                    : Fleet.Verdict.OK;
+            return new Fleet.Outcome(verdict, exit, String.join("\n", found.text(now, within)) + "\n",
+                    Json.mapper().valueToTree(document(desired.spec().name(), found.entries(), found.unreachable(), now, within)),
+                    counts);
+        }
+    }
+
+    /** Every certificate of the cluster, and the hosts that could not be read. */
+    record Findings(List<CertificateReport.Entry> entries, Map<String, String> unreachable, boolean readOnly) {
+        /** The text, and on a read-only runner what it could not compare. */
+        List<String> text(Instant now, Optional<Duration> within) {
+            List<String> lines = new ArrayList<>(CertsCommand.text(entries, unreachable, now, within));
+            if (readOnly) {
+                lines.add("read-only runner: the PKI's own copies (the members' issued certificates, admin,"
+                        + " kube-apiserver) are not here, so no host copy was compared with them; each was read as"
+                        + " the host holds it");
+            }
+            return lines;
+        }
+    }
+
+    /** The workstation's PKI and every member's (and client host's) copies, one round trip a host. */
+    static Findings collect(ClusterRun run) {
+        {
             ClusterPki pki = run.pki();
             List<ClusterPki.MemberIdentity> members = run.desired.members().stream()
                     .map(m -> new ClusterPki.MemberIdentity(m.name(), m.host().name(), m.address())).toList();
@@ -99,19 +154,7 @@ final class CertsCommand implements Callable<Integer> {
                     unreachable.put(down.host(), down.message());
                 }
             }
-            Instant now = Instant.now();
-            PrintWriter out = spec.commandLine().getOut();
-            if (output == OutputFormat.json) {
-                out.println(Json.write(document(run.desired.spec().name(), entries, unreachable, now, within)));
-            } else {
-                text(entries, unreachable, now, within).forEach(out::println);
-                if (pki.readOnly()) {
-                    out.println("read-only runner: the PKI's own copies (the members' issued certificates, admin,"
-                            + " kube-apiserver) are not here, so no host copy was compared with them; each was read as"
-                            + " the host holds it");
-                }
-            }
-            return exitCode(entries, unreachable, now, within);
+            return new Findings(entries, unreachable, pki.readOnly());
         }
     }
 

@@ -55,6 +55,11 @@ final class ClusterRun implements AutoCloseable {
         this.connections = Hosts.connect(desired.inventory(), options);
     }
 
+    /** The run of a desired state already loaded (a cluster of a fleet). */
+    static ClusterRun of(DesiredState desired, ConnectionOptions options) {
+        return new ClusterRun(desired, options);
+    }
+
     /** Validates first: on invalid input this throws before any connection is opened. */
     static ClusterRun open(InputOptions input, ConnectionOptions options) {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);

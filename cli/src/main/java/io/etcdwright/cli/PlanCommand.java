@@ -20,13 +20,16 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "plan", description = "Show what apply would change, and why, without changing anything.")
 final class PlanCommand implements Callable<Integer> {
     @Mixin
-    InputOptions input;
+    FleetOptions input;
 
     @Mixin
     ConnectionOptions connection;
@@ -61,9 +64,22 @@ final class PlanCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** The fleet's summary columns (docs/fleets.md). */
+    static final List<Fleet.Column> FLEET_COLUMNS = List.of(new Fleet.Column("CHANGES", "changes"),
+            new Fleet.Column("REFUSALS", "refusals"), new Fleet.Column("DRIFT", "drift"));
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (input.fleet()) {
+            if (this.out != null || facts != null) {
+                throw new IllegalArgumentException((this.out != null ? "--out" : "--facts") + " takes one cluster: plan a fleet"
+                        + " without it, or each cluster on its own");
+            }
+            return Fleet.run("plan", input, FLEET_COLUMNS, this::planOne, output == OutputFormat.json, out,
+                    spec.commandLine().getErr());
+        }
+        InputOptions input = this.input.single();
         if (this.out != null) {
             // 'apply PLAN' reads the inputs again to prove them unchanged: a pipe gives its text once.
             for (Path given : new Path[] {input.inventory, input.spec}) {
@@ -108,6 +124,28 @@ final class PlanCommand implements Callable<Integer> {
         }
         return detailedExitcode && plan.differs() ? Main.CHANGES : Main.OK;
     }
+
+    /**
+     * One cluster of a fleet, as a plan of it alone: its own connections, facts and refusals. With a
+     * JUnit report the exit code is the detailed one: a report with a failure and exit 0 would disagree.
+     */
+    private Fleet.Outcome planOne(DesiredState desired) throws Exception {
+        try (ClusterRun run = ClusterRun.of(desired, connection)) {
+            Plan plan = make(run, !noSnapshot, allowDowntime, waits.timeouts());
+            java.io.StringWriter text = new java.io.StringWriter();
+            PlanPrinter.text(plan, diff, new PrintWriter(text, true));
+            Fleet.Verdict verdict = plan.isRefused() ? Fleet.Verdict.REFUSED : !plan.steps().isEmpty() ? Fleet.Verdict.CHANGES
+                    : plan.differs() ? Fleet.Verdict.DRIFT : Fleet.Verdict.OK;
+            int exit = plan.isRefused() ? Main.ERROR
+                    : (detailedExitcode || input.junit != null) && plan.differs() ? Main.CHANGES : Main.OK;
+            Map<String, Object> counts = new LinkedHashMap<>();
+            counts.put("changes", plan.steps().size());
+            counts.put("refusals", plan.refusals().size());
+            counts.put("drift", plan.drift().size());
+            return new Fleet.Outcome(verdict, exit, text.toString(), io.etcdwright.engine.output.Json.mapper().readTree(PlanPrinter.json(plan)), counts);
+        }
+    }
+
 
     static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts) {
         return make(run, snapshot, allowDowntime, timeouts, Optional.empty());

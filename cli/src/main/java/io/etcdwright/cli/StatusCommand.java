@@ -8,6 +8,7 @@ import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.EtcdHttp;
 import io.etcdwright.modules.membership.LearnerProgress;
 import io.etcdwright.modules.membership.MemberStatus;
@@ -33,13 +34,17 @@ import java.util.concurrent.Callable;
         "Exits 0 when every member of the desired state is healthy, 1 otherwise (usable in monitoring and CI)."})
 final class StatusCommand implements Callable<Integer> {
     @Mixin
-    InputOptions input;
+    FleetOptions input;
 
     @Mixin
     ConnectionOptions connection;
 
-    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
-    OutputFormat output;
+    /** text and json as every command; openmetrics only here. */
+    enum Format { text, json, openmetrics }
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json|openmetrics",
+            description = "Output format: openmetrics for a textfile collector or a Pushgateway (docs/monitoring.md).")
+    Format output;
 
     @Option(names = "--timeout", defaultValue = "5", paramLabel = "SECONDS", description = "Per-endpoint timeout.")
     int timeoutSeconds;
@@ -47,10 +52,97 @@ final class StatusCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** The fleet's summary columns (docs/fleets.md). */
+    static final List<Fleet.Column> FLEET_COLUMNS = List.of(new Fleet.Column("MEMBERS", "members"),
+            new Fleet.Column("HEALTHY", "healthy_members"));
+
     @Override
     public Integer call() {
         ConnectionOptions.positive("--timeout", timeoutSeconds);
+        if (input.fleet()) {
+            Fleet.Renderer metrics = output != Format.openmetrics ? null : results -> StatusMetrics.openMetrics(results.stream()
+                    .map(r -> r.outcome().detail()).filter(Report.class::isInstance).map(Report.class::cast).toList(),
+                    java.time.Instant.now());
+            return Fleet.run("status", input, FLEET_COLUMNS, this::statusOne, output == Format.json, metrics,
+                    spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+        InputOptions input = this.input.single();
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        Report report = collect(desired, connection, timeoutSeconds, output == Format.openmetrics);
+        PrintWriter out = spec.commandLine().getOut();
+        switch (output) {
+            case json -> out.println(Json.write(report.document()));
+            case openmetrics -> out.print(StatusMetrics.openMetrics(report, java.time.Instant.now()));
+            case text -> report.text().forEach(out::println);
+        }
+        return report.exitCode();
+    }
+
+    /** One cluster of a fleet, as status of it alone. */
+    private Fleet.Outcome statusOne(DesiredState desired) {
+        Report report = collect(desired, connection, timeoutSeconds, output == Format.openmetrics);
+        Map<String, Object> counts = new LinkedHashMap<>();
+        counts.put("members", desired.members().size());
+        counts.put("healthy_members", report.rows().stream().filter(r -> Boolean.TRUE.equals(r.get("healthy"))).count());
+        return new Fleet.Outcome(report.allHealthy() ? Fleet.Verdict.OK : Fleet.Verdict.UNHEALTHY, report.exitCode(),
+                String.join("\n", report.text()) + "\n", io.etcdwright.engine.output.Json.mapper().valueToTree(report.document()), counts, report);
+    }
+
+
+    /**
+     * What {@code status} found about one cluster, from which each output format is printed.
+     *
+     * @param desired   the cluster's desired state (its members, its quota)
+     * @param lock      who holds the cluster's lock, when it was asked (openmetrics)
+     * @param readOnly  asked from a read-only runner, with the reader certificate (docs/state.md)
+     */
+    record Report(DesiredState desired, ClusterStatus status, boolean allHealthy, java.util.Optional<String> clusterVersion,
+                  List<Map<String, Object>> rows, List<Map<String, Object>> alarmRows,
+                  java.util.Optional<Map<String, Object>> backups, java.util.Optional<Map<String, Object>> defrags,
+                  java.util.Optional<Map<String, Object>> rotation, java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock,
+                  boolean readOnly) {
+
+        /** Asked with the admin's pair (not from a read-only runner). */
+        Report(DesiredState desired, ClusterStatus status, boolean allHealthy, java.util.Optional<String> clusterVersion,
+               List<Map<String, Object>> rows, List<Map<String, Object>> alarmRows, java.util.Optional<Map<String, Object>> backups,
+               java.util.Optional<Map<String, Object>> defrags, java.util.Optional<Map<String, Object>> rotation,
+               java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock) {
+            this(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock, false);
+        }
+
+        int exitCode() {
+            return allHealthy ? Main.OK : Main.ERROR;
+        }
+
+        /** {@code status -o json}. */
+        Map<String, Object> document() {
+            Map<String, Object> doc = StatusCommand.document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows,
+                    backups, rotation);
+            doc.put("defrag_schedule", defrags.orElse(null));
+            return doc;
+        }
+
+        List<String> text() {
+            List<String> lines = new ArrayList<>();
+            lines.add(String.format("cluster %s (id %s): %s, cluster version %s", desired.spec().name(), status.clusterId().orElse("?"),
+                    allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown")));
+            lines.addAll(StatusCommand.text(rows));
+            lines.addAll(alarmText(alarmRows));
+            backups.ifPresent(b -> lines.addAll(BackupStatus.text(b)));
+            defrags.ifPresent(d -> lines.addAll(io.etcdwright.modules.maintenance.DefragRuns.text(d)));
+            rotation.ifPresent(r -> lines.add(caRotationText(r)));
+            if (readOnly) {
+                lines.add(READ_ONLY_NOTE);
+            }
+            return lines;
+        }
+    }
+
+    /**
+     * Asks the members (over mTLS) and, for scheduled backups and defragmentation, their hosts
+     * (over SSH); with {@code askLock}, also who holds the cluster's lock. Throws when no member answers.
+     */
+    static Report collect(DesiredState desired, ConnectionOptions connection, int timeoutSeconds, boolean askLock) {
         var layout = Layouts.of(desired);
         ClusterPki pki = Pkis.of(desired);
         // The admin's pair, or on a read-only runner the reader's (etcd with authentication off serves both alike).
@@ -61,6 +153,7 @@ final class StatusCommand implements Callable<Integer> {
         List<MemberFacts.Alarm> alarms = List.of();
         java.util.Optional<String> clusterVersion;
         Map<String, OptionalLong> expiry = new LinkedHashMap<>();
+        java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock = java.util.Optional.empty();
         // etcd's own HTTP endpoints (EtcdHttp): no gRPC machinery to start and stop for one look.
         try (EtcdHttp client = EtcdHttp.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(), timeout)) {
             status = client.status();
@@ -75,6 +168,14 @@ final class StatusCommand implements Callable<Integer> {
             status.members().stream().flatMap(m -> m.clientUrls().stream()).forEach(url -> expiry.put(url,
                     client.servedCertificate(url).map(c -> OptionalLong.of(java.time.Duration.between(now,
                             c.getNotAfter().toInstant()).toDays())).orElse(OptionalLong.empty())));
+        }
+        if (askLock && status.members().stream().anyMatch(MemberStatus::healthy)) {
+            // Who holds the cluster's lock (the metrics' holder): the lock's own reader, on jetcd, asked
+            // only for the output that shows it, so a plain status starts no gRPC.
+            try (EtcdAdminClient locks = EtcdAdminClient.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(),
+                    timeout)) {
+                lock = io.etcdwright.modules.lock.ClusterLock.current(locks.jetcd(), desired.spec().name(), timeout);
+            }
         }
         List<Map<String, Object>> rows = new ArrayList<>();
         List<String> order = desired.members().stream().map(m -> m.name()).toList();
@@ -94,25 +195,8 @@ final class StatusCommand implements Callable<Integer> {
                 && alarmRows.stream().allMatch(a -> Boolean.TRUE.equals(a.get("etcdwright_write_fence")));
         var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
         var defrags = DefragStatus.of(desired, connection);
-        PrintWriter out = spec.commandLine().getOut();
         java.util.Optional<Map<String, Object>> rotation = caRotation(pki);
-        if (output == OutputFormat.json) {
-            Map<String, Object> doc = document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows, backups, rotation);
-            doc.put("defrag_schedule", defrags.orElse(null));
-            out.println(Json.write(doc));
-        } else {
-            out.printf("cluster %s (id %s): %s, cluster version %s%n", desired.spec().name(), status.clusterId().orElse("?"),
-                    allHealthy ? "healthy" : "DEGRADED", clusterVersion.orElse("unknown"));
-            text(rows).forEach(out::println);
-            alarmText(alarmRows).forEach(out::println);
-            backups.ifPresent(b -> BackupStatus.text(b).forEach(out::println));
-            defrags.ifPresent(d -> io.etcdwright.modules.maintenance.DefragRuns.text(d).forEach(out::println));
-            rotation.ifPresent(r -> out.println(caRotationText(r)));
-            if (pki.readOnly()) {
-                out.println(READ_ONLY_NOTE);
-            }
-        }
-        return allHealthy ? Main.OK : Main.ERROR;
+        return new Report(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock, pki.readOnly());
     }
 
     static final String READ_ONLY_NOTE = "read-only runner: asked with the reader certificate " + "(CN "

@@ -13,15 +13,23 @@ import java.util.Optional;
  * @param clients which hosts hold the admin and kube-apiserver client keys (none unless named)
  * @param maintenance scheduled maintenance (defragmentation); {@link Maintenance#NONE} when the spec has none
  * @param state   where the PKI and records are shared (docs/state.md); empty: on this workstation only
+ * @param monitoring  the hosts' textfile metrics for Prometheus; {@link Monitoring#NONE} when the spec has none
  */
 public record ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
                           Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance,
-                          Optional<StateSettings> state) {
+                          Optional<StateSettings> state, Monitoring monitoring) {
 
-    /** A spec without a state section. */
+    /** A spec without a monitoring section. */
+    public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
+                       Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance,
+                       Optional<StateSettings> state) {
+        this(file, name, members, etcd, artifacts, tls, backup, clients, maintenance, state, Monitoring.NONE);
+    }
+
+    /** A spec without a state or a monitoring section. */
     public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
                        Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance) {
-        this(file, name, members, etcd, artifacts, tls, backup, clients, maintenance, Optional.empty());
+        this(file, name, members, etcd, artifacts, tls, backup, clients, maintenance, Optional.empty(), Monitoring.NONE);
     }
 
     /** A spec without a maintenance section. */
@@ -41,5 +49,6 @@ public record ClusterSpec(Path file, String name, Members members, EtcdSettings 
         Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(maintenance, "maintenance");
         Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(monitoring, "monitoring");
     }
 }

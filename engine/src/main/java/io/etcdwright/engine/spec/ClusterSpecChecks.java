@@ -60,6 +60,16 @@ final class ClusterSpecChecks {
         checkTransport();
         checkBackup();
         checkState();
+        checkMonitoring();
+    }
+
+    /** The textfile directory is a path on every member: checked like the directories etcdwright owns. */
+    private void checkMonitoring() {
+        FieldPath dir = FieldPath.of("monitoring", "textfileDir");
+        if (!reported(dir) && document.contains(dir)) {
+            spec.monitoring().textfileDir().flatMap(d -> HostPaths.problem(d, Monitoring.DEBIAN_TEXTFILE_DIR))
+                    .ifPresent(problem -> problems.error(document, dir, problem));
+        }
     }
 
     /**

@@ -36,7 +36,7 @@ final class ClusterSpecReader {
     ClusterSpec read() {
         String name = text(FieldPath.of("cluster", "name")).orElse("");
         return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name), clients(), maintenance(),
-                state());
+                state(), monitoring());
     }
 
     private Members members() {
@@ -216,6 +216,14 @@ final class ClusterSpecReader {
         return new Maintenance(Optional.of(new Maintenance.Defrag(
                 integer(defrag.key("minFragmentationPercent")).orElse(Maintenance.Defrag.DEFAULT_MIN_FRAGMENTATION_PERCENT),
                 integer(defrag.key("minDbSizeMiB")).orElse(Maintenance.Defrag.DEFAULT_MIN_DB_SIZE_MIB), scheduled)));
+    }
+
+    private Monitoring monitoring() {
+        FieldPath monitoring = FieldPath.of("monitoring");
+        if (!node(monitoring).isObject()) {
+            return Monitoring.NONE;
+        }
+        return new Monitoring(Optional.of(text(monitoring.key("textfileDir")).orElse(Monitoring.DEBIAN_TEXTFILE_DIR)));
     }
 
     /** systemd's names of the days, Monday first (DayOfWeek's order). */

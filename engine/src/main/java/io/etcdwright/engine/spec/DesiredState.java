@@ -30,7 +30,7 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
         EtcdSettings etcd = spec.etcd();
         ClusterSpec hop = new ClusterSpec(spec.file(), spec.name(), spec.members(),
                 new EtcdSettings(version, etcd.ports(), etcd.dataDir(), etcd.settings()), spec.artifacts(), spec.tls(),
-                spec.backup(), spec.clients(), spec.maintenance(), spec.state());
+                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring());
         return new DesiredState(inventory, hop, members, warnings);
     }
 

@@ -288,6 +288,7 @@ public final class ConvergePlanner {
         ScheduleTarget.Resolved schedule = ScheduleTarget.resolve(in.desired());
         refusals.addAll(schedule.refusals());
         schedule.target().ifPresent(target -> refusals.addAll(ScheduleTools.refusals(target, in.desired().members(), in.facts())));
+        refusals.addAll(io.etcdwright.modules.monitoring.CertificateMetricsModule.refusals(in.desired(), in.facts()));
         Optional<MembershipChangePlanner> membership = MembershipChangePlanner.of(in, refusals);
         VersionSteps.refusal(version, in.versions().allowDowntime(), spec.name()).ifPresent(refusals::add);
         refusals.addAll(VersionSteps.settingsRefusals(spec, version));
@@ -341,6 +342,7 @@ public final class ConvergePlanner {
         boolean stagedMinor = minor.isPresent();
         Map<String, Prepared> prepared = prepareHosts(pki, gate, joiners, List.of(new BackupScheduleModule(schedule.target()),
                 new io.etcdwright.modules.maintenance.DefragScheduleModule(spec, in.desired().members()),
+                new io.etcdwright.modules.monitoring.CertificateMetricsModule(in.desired()),
                 new ReleaseCleanupModule(settled)), !(stagedMinor && version instanceof VersionChange.MinorUpgrade));
         List<Step> last = startStopped(prepared, joiners, pki).map(List::of).orElse(List.of());
         boolean risky = membership.isPresent() || !(version instanceof VersionChange.Unchanged);
@@ -381,6 +383,7 @@ public final class ConvergePlanner {
                             + " again ('etcdwright certs issue-reader')"));
         }
         drift.addAll(io.etcdwright.modules.maintenance.DefragRuns.drift(spec, in.facts()));
+        io.etcdwright.modules.monitoring.CertificateMetricsModule.refreshAfterCertificates(in.desired(), steps);
         return new Plan(spec.name(), steps, List.of(), warnings, drift);
     }
 

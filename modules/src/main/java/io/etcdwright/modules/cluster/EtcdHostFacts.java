@@ -1,5 +1,7 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.monitoring.CertificateMetricsModule;
+
 import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.maintenance.DiskFacts;
 
@@ -25,7 +27,17 @@ import java.util.Optional;
 public record EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
                             Map<String, FileState> files, ServiceFacts service, MemberFacts member,
                             ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker, DiskFacts disk,
-                            long clockSkewMillis, ScheduleHostFacts defragSchedule) {
+                            long clockSkewMillis, ScheduleHostFacts defragSchedule,
+                            io.etcdwright.modules.monitoring.CertificateMetricsFacts certMetrics) {
+
+    /** Facts without the certificate metrics' (nothing known of them). */
+    public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
+                         Map<String, FileState> files, ServiceFacts service, MemberFacts member,
+                         ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker, DiskFacts disk,
+                         long clockSkewMillis, ScheduleHostFacts defragSchedule) {
+        this(host, system, install, setup, files, service, member, schedule, restoreMarker, disk, clockSkewMillis, defragSchedule,
+                io.etcdwright.modules.monitoring.CertificateMetricsFacts.UNKNOWN);
+    }
 
     /** Facts without the scheduled defragmentation's (nothing known of it). */
     public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
@@ -59,11 +71,14 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
         files.putAll(facts.get(probes.backupFiles()));
         files.putAll(facts.get(probes.pkiFiles()));
         files.putAll(facts.get(EtcdProbes.DEFRAG_FILES));
+        files.putAll(facts.get(CertificateMetricsModule.FILES));
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),
                 java.util.Collections.unmodifiableMap(files), facts.get(ServiceFacts.PROBE), facts.get(probes.member()),
                 facts.get(ScheduleHostFacts.PROBE), facts.get(probes.restoreMarker()),
-                facts.get(probes.disk()), facts.clockSkewMillis(), facts.get(DefragScheduleModule.PROBE));
+                facts.get(probes.disk()), facts.clockSkewMillis(), facts.get(DefragScheduleModule.PROBE),
+                new io.etcdwright.modules.monitoring.CertificateMetricsFacts(facts.get(CertificateMetricsModule.TIMER_PROBE),
+                        facts.get(CertificateMetricsModule.FRESHNESS)));
     }
 
     public FileState file(String path) {

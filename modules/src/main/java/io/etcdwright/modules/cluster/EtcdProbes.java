@@ -1,5 +1,7 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.modules.monitoring.CertificateMetricsModule;
+
 import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.maintenance.DiskFacts;
 
@@ -66,6 +68,7 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
 
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
-                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk, DEFRAG_FILES, DefragScheduleModule.PROBE);
+                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk, DEFRAG_FILES, DefragScheduleModule.PROBE,
+                CertificateMetricsModule.FILES, CertificateMetricsModule.TIMER_PROBE, CertificateMetricsModule.FRESHNESS);
     }
 }

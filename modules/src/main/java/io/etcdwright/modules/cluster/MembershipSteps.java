@@ -193,6 +193,10 @@ final class MembershipSteps {
                             outcome = Outcome.CHANGED;
                             ctx.note("its scheduled defragmentation was removed");
                         }
+                        if (io.etcdwright.modules.monitoring.CertificateMetricsModule.JOB.removeAll(ctx.session()) == Outcome.CHANGED) {
+                            outcome = Outcome.CHANGED;
+                            ctx.note("its certificate expiry metrics were removed");
+                        }
                         pending.done(host);
                         ctx.note(outcome == Outcome.OK ? "etcd was stopped and disabled already"
                                 : "etcd stopped and disabled; delete its data with 'etcdwright destroy --wipe-data' and an"

@@ -41,7 +41,8 @@ public final class DefragScheduleModule implements MemberModule {
     public static final String SERVICE = "etcdwright-defrag.service";
     public static final String TIMER = "etcdwright-defrag.timer";
     public static final TimerJob JOB = new TimerJob(SCRIPT, CONF_DIR, STATE_DIR, SERVICE, TIMER,
-            List.of(SCRIPT, CONF, "/etc/systemd/system/" + SERVICE, "/etc/systemd/system/" + TIMER));
+            List.of(SCRIPT, CONF, "/etc/systemd/system/" + SERVICE, "/etc/systemd/system/" + TIMER))
+            .withMetrics(CONF, "etcdwright_defrag.prom");
     /** Files whose text the probe reads back: none holds a secret. */
     public static final List<String> READABLE = List.of(CONF, JOB.serviceFile(), JOB.timerFile());
     /** The timer, service and run records of each member's host. */
@@ -106,6 +107,7 @@ public final class DefragScheduleModule implements MemberModule {
         values.put("LOCK_KEY", ClusterLock.key(spec.name()));
         values.put("MIN_FRAGMENTATION_PERCENT", Integer.toString(defrag.minFragmentationPercent()));
         values.put("MIN_DB_SIZE_BYTES", Long.toString((long) defrag.minDbSizeMiB() << 20));
+        spec.monitoring().textfileDir().ifPresent(dir -> values.put(TimerJob.Metrics.CONF_KEY, dir));
         StringBuilder text = new StringBuilder("# Managed by etcdwright: edits here are reverted by the next apply.\n"
                 + "# Read by " + SCRIPT + " as data: KEY=VALUE, the value taken literally.\n");
         values.forEach((k, v) -> {

@@ -94,6 +94,19 @@ public final class TeardownPlanner {
                 steps.add(defrag);
                 after.add(defrag);
             }
+            // And the certificate metrics' timer and textfile: node_exporter would serve a destroyed member's expiries.
+            var certMetrics = io.etcdwright.modules.monitoring.CertificateMetricsModule.JOB;
+            if (certMetrics.files().stream().anyMatch(p -> f.file(p).exists())
+                    || f.certMetrics().timer().timerEnabled() || f.certMetrics().timer().timerActive()) {
+                Step metrics = Step.on(host, "teardown", "certificate-metrics").kind(ChangeKind.DELETE)
+                        .summary("remove the certificate expiry metrics (" + certMetrics.timer() + ", script, configuration, textfile)")
+                        .reason("installed")
+                        .observed("timer enabled=" + f.certMetrics().timer().timerEnabled() + " active="
+                                + f.certMetrics().timer().timerActive())
+                        .does(ctx -> certMetrics.removeAll(ctx.session()));
+                steps.add(metrics);
+                after.add(metrics);
+            }
             boolean unitPresent = f.file(EtcdLayout.UNIT_FILE).exists() || f.service().running() || f.service().enabled();
             if (unitPresent) {
                 Step stop = Step.on(host, "teardown", "service").kind(ChangeKind.DELETE)

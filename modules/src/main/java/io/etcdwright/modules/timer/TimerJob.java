@@ -10,6 +10,8 @@ import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A job a member's host runs on its own from a systemd timer (scheduled backups, scheduled
@@ -17,11 +19,34 @@ import java.util.List;
  * state directory where the script records its runs. What the modules of such jobs share: what
  * differs on a host, landing the files and starting the timer, and removing it all.
  *
- * @param files every file the job may install, in the order they are written (units last)
+ * @param files   every file the job may install, in the order they are written (units last)
+ * @param metrics where the job's configuration names the textfile directory it writes its metrics to,
+ *                and the name of its file there (docs/monitoring.md); empty for a job that writes none
  */
-public record TimerJob(String script, String confDir, String stateDir, String service, String timer, List<String> files) {
+public record TimerJob(String script, String confDir, String stateDir, String service, String timer, List<String> files,
+                       Optional<Metrics> metrics) {
     public TimerJob {
         files = List.copyOf(files);
+        Objects.requireNonNull(metrics, "metrics");
+    }
+
+    public TimerJob(String script, String confDir, String stateDir, String service, String timer, List<String> files) {
+        this(script, confDir, stateDir, service, timer, files, Optional.empty());
+    }
+
+    /**
+     * A job's textfile metrics: {@code conf} (one of its files) holds {@code TEXTFILE_DIR=}, and the
+     * job writes {@code textfile} there. What the host's configuration names is where an earlier
+     * apply had the job write: read on the host when the directory changes or the job goes, so the
+     * old file is not left for node_exporter to serve forever.
+     */
+    public record Metrics(String conf, String textfile) {
+        public static final String CONF_KEY = "TEXTFILE_DIR";
+    }
+
+    /** The same job, writing its metrics as {@code metrics} says. */
+    public TimerJob withMetrics(String conf, String textfile) {
+        return new TimerJob(script, confDir, stateDir, service, timer, files, Optional.of(new Metrics(conf, textfile)));
     }
 
     public String serviceFile() {
@@ -86,9 +111,21 @@ public record TimerJob(String script, String confDir, String stateDir, String se
                 .toString();
     }
 
-    /** Lands the files (each only when it differs), removes stale ones, then has systemd run the timer. */
+    /**
+     * Lands the files (each only when it differs), removes stale ones, then has systemd run the timer.
+     * With metrics, the file an earlier configuration had the job write elsewhere (another textfile
+     * directory, or none any more) is removed first.
+     */
     public Outcome apply(HostSession session, List<DesiredFile> want, List<String> stale) {
         boolean changed = false;
+        if (metrics.isPresent()) {
+            Metrics m = metrics.get();
+            String dir = want.stream().filter(f -> f.file().path().equals(m.conf())).findFirst()
+                    .map(f -> textfileDir(new String(f.content(), java.nio.charset.StandardCharsets.UTF_8)))
+                    .orElse("");
+            changed |= session.run(RemoteCommand.script(MOVE_TEXTFILE_CODE, m.conf(), m.textfile(), dir))
+                    .orThrow(session.target().name()).stdout().contains("changed");
+        }
         boolean unitsWritten = false;
         boolean timerWritten = false;
         for (DesiredFile f : want) {
@@ -108,13 +145,39 @@ public record TimerJob(String script, String confDir, String stateDir, String se
 
     /** Disables the timer and removes everything the job installed; OK when nothing was there. */
     public Outcome removeAll(HostSession session) {
+        boolean changed = false;
+        if (metrics.isPresent()) {
+            changed = session.run(RemoteCommand.script(MOVE_TEXTFILE_CODE, metrics.get().conf(), metrics.get().textfile(), ""))
+                    .orThrow(session.target().name()).stdout().contains("changed");
+        }
         List<String> args = new ArrayList<>(List.of(timer, service));
         args.addAll(files);
         args.add(confDir);
         args.add(stateDir);
         String said = session.run(RemoteCommand.script(REMOVE_CODE, args)).orThrow(session.target().name()).stdout();
-        return said.contains("changed") ? Outcome.CHANGED : Outcome.OK;
+        return changed || said.contains("changed") ? Outcome.CHANGED : Outcome.OK;
     }
+
+    /** The textfile directory a job's configuration text names; empty when it names none. */
+    public static String textfileDir(String conf) {
+        return conf.lines().filter(l -> l.startsWith(Metrics.CONF_KEY + "=")).map(l -> l.substring(Metrics.CONF_KEY.length() + 1))
+                .findFirst().orElse("");
+    }
+
+    /**
+     * $1 the job's configuration on the host, $2 its textfile's name, $3 the directory it is to be
+     * written to from now on (empty: none). The directory the host's configuration names is read as
+     * data (the first TEXTFILE_DIR= line, taken literally, used only when absolute); when it is
+     * another one, the job's file there is removed. Prints "changed" when one was.
+     */
+    static final String MOVE_TEXTFILE_CODE = """
+            [ -f "$1" ] || exit 0
+            old=$(sed -n 's/^TEXTFILE_DIR=//p' -- "$1" | head -n1)
+            case $old in /*) ;; *) exit 0 ;; esac
+            [ "$old" != "$3" ] || exit 0
+            if [ -e "$old/$2" ]; then rm -f -- "$old/$2" || exit; echo changed; fi
+            true
+            """;
 
     /**
      * $1 the timer, $2 "reload" (a unit was just written) or "if-needed", $3 "restart" (the timer

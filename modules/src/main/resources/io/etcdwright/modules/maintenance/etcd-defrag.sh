@@ -31,7 +31,7 @@ log() { printf 'etcd-defrag: %s\n' "$*" >&2; }
 
 # The settings defrag.conf may hold (read_conf makes each a CONF_ variable; others are ignored).
 CONF_KEYS=(CLUSTER MEMBER ENDPOINT ENDPOINTS TLS CACERT CERT KEY ETCD_BIN_DIR LOCK_KEY
-  MIN_FRAGMENTATION_PERCENT MIN_DB_SIZE_BYTES)
+  MIN_FRAGMENTATION_PERCENT MIN_DB_SIZE_BYTES TEXTFILE_DIR)
 
 # A quoted argument of etcdctl txn's input (Go's strconv.Unquote): '\' and '"' escaped.
 txn_quote() {
@@ -100,6 +100,22 @@ write_status() {
   record_run "$(printf '{"result":%s,"time":%s,"member":%s,"message":%s,"name":"","objectSize":%s,"dbSizeBefore":%s}' \
     "$(json_string "$1")" "$(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_string "${CONF_MEMBER:-}")" \
     "$(json_string "$2")" "${4:-0}" "${3:-0}")" "$kind"
+  defrag_metrics "$1" "${3:-0}" "${4:-0}" || log "could not write the metrics to ${CONF_TEXTFILE_DIR:-}"
+}
+
+# The run's metrics (with TEXTFILE_DIR): the lib's run metrics as etcdwright_defrag_*, and the
+# database's size before the run and, when it defragmented, after.
+defrag_metrics() { # result before after
+  {
+    if [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ]; then
+      metric_family etcdwright_defrag_last_run_db_size_before_bytes gauge "The member's database file when the last run looked at it."
+      metric etcdwright_defrag_last_run_db_size_before_bytes "" "$2"
+    fi
+    if [ "$1" = defragmented ] && [[ $3 =~ ^[0-9]+$ ]]; then
+      metric_family etcdwright_defrag_last_run_db_size_after_bytes gauge "The member's database file after the last run defragmented it."
+      metric etcdwright_defrag_last_run_db_size_after_bytes "" "$3"
+    fi
+  } | record_metrics etcdwright_defrag.prom etcdwright_defrag "$1" defragmented not-worth-it skipped failed
 }
 
 skip() { # result message [before]
@@ -197,6 +213,7 @@ main() {
   chmod 700 "$STATE_DIR"
   read_conf "$CONF_DIR/defrag.conf" "${CONF_KEYS[@]}"
   check_conf
+  metric_labels
   trap on_exit EXIT
 
   STAGE="asking the local member for its database size"

@@ -42,7 +42,7 @@ public final class BackupScheduleModule implements MemberModule {
         List<DesiredFile> files = new ArrayList<>();
         files.add(new DesiredFile(RemoteFile.rootOwned(ScheduleLayout.SCRIPT, "0755"), script(), false));
         files.add(new DesiredFile(RemoteFile.rootOwned(ScheduleLayout.CONF, "0600"), utf8(ScheduleConfig.conf(target,
-                new ScheduleConfig.Member(member.member().name(), clientUrl))), false));
+                new ScheduleConfig.Member(member.member().name(), clientUrl), member.spec().monitoring().textfileDir())), false));
         target.credentials().ifPresent(c -> files.add(new DesiredFile(RemoteFile.rootOwned(ScheduleLayout.CREDENTIALS, "0600"), c, true)));
         target.recipients().ifPresent(r -> files.add(new DesiredFile(RemoteFile.rootOwned(ScheduleLayout.RECIPIENTS, "0644"), r, false)));
         target.sftp().ifPresent(s -> files.add(new DesiredFile(RemoteFile.rootOwned(ScheduleLayout.KNOWN_HOSTS, "0644"),

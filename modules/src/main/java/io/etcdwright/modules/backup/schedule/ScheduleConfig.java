@@ -24,6 +24,11 @@ public final class ScheduleConfig {
     }
 
     public static String conf(ScheduleTarget target, Member member) {
+        return conf(target, member, java.util.Optional.empty());
+    }
+
+    /** With {@code textfileDir} (monitoring.textfileDir), the script also writes its metrics there. */
+    public static String conf(ScheduleTarget target, Member member, java.util.Optional<String> textfileDir) {
         Map<String, String> values = new LinkedHashMap<>();
         values.put("CLUSTER", target.clusterName());
         values.put("MEMBER", member.name());
@@ -55,6 +60,12 @@ public final class ScheduleConfig {
         values.put("KEEP_ALL_FOR_HOURS", Integer.toString(target.retention().keepAllForHours()));
         values.put("HOURLY_FOR_DAYS", Integer.toString(target.retention().hourlyForDays()));
         values.put("DAILY_FOR_DAYS", Integer.toString(target.retention().dailyForDays()));
+        textfileDir.ifPresent(dir -> {
+            // Only with metrics: a configuration written before them stays as it was.
+            values.put("STORE_NAME", store.name());
+            values.put("INTERVAL_SECONDS", Integer.toString(target.schedule().intervalMinutes() * 60));
+            values.put(io.etcdwright.modules.timer.TimerJob.Metrics.CONF_KEY, dir);
+        });
         StringBuilder text = new StringBuilder("# Managed by etcdwright: edits here are reverted by the next apply.\n"
                 + "# Read by " + ScheduleLayout.SCRIPT + " as data: KEY=VALUE, the value taken literally.\n");
         values.forEach((k, v) -> text.append(k).append('=').append(value(k, v)).append('\n'));

@@ -21,11 +21,14 @@ public final class ScheduleLayout {
     /** The script's own state: last-run.json, last-success.json, failed-runs; root-only. */
     public static final String STATE_DIR = "/var/lib/etcdwright/backup";
 
+    /** Its file in the members' textfile directory (monitoring.textfileDir). */
+    public static final String TEXTFILE = "etcdwright_backup.prom";
+
     /** Every file the module may write, in the order they are written (units last). */
     public static final List<String> FILES = List.of(SCRIPT, CONF, CREDENTIALS, RECIPIENTS, KNOWN_HOSTS, SERVICE_FILE, TIMER_FILE);
     /** The job as the shared timer machinery sees it. */
     public static final io.etcdwright.modules.timer.TimerJob JOB = new io.etcdwright.modules.timer.TimerJob(SCRIPT, CONF_DIR,
-            STATE_DIR, SERVICE, TIMER, FILES);
+            STATE_DIR, SERVICE, TIMER, FILES).withMetrics(CONF, TEXTFILE);
     /** Files whose text the probe may read back: none holds a secret. */
     public static final List<String> READABLE = List.of(CONF, RECIPIENTS, KNOWN_HOSTS, SERVICE_FILE, TIMER_FILE);
 }

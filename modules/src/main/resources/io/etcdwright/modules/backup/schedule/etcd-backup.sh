@@ -25,7 +25,7 @@ log() { printf 'etcd-backup: %s\n' "$*" >&2; }
 # The settings backup.conf may hold (read_conf makes each a CONF_ variable; others are ignored).
 CONF_KEYS=(CLUSTER MEMBER MEMBER_COUNT ENDPOINT CACERT CERT KEY ETCD_BIN_DIR STORE_TYPE STORE_PATH
   SFTP_HOST SFTP_PORT SFTP_USER S3_ENDPOINT S3_REGION S3_BUCKET S3_PREFIX S3_PATH_STYLE S3_PART_SIZE ENCRYPT
-  KEEP_ALL_FOR_HOURS HOURLY_FOR_DAYS DAILY_FOR_DAYS)
+  KEEP_ALL_FOR_HOURS HOURLY_FOR_DAYS DAILY_FOR_DAYS STORE_NAME INTERVAL_SECONDS TEXTFILE_DIR)
 
 # S3: an object larger than a part goes up as a multipart upload (one PUT holds 5 GiB at most, and
 # etcd's quota allows 8 GiB), in parts of 64 MiB as the workstation's client sends them: 128 parts
@@ -45,6 +45,9 @@ check_conf() {
   [ "$CONF_STORE_TYPE" != sftp ] || [[ ${CONF_SFTP_PORT:-} =~ ^[0-9]{1,5}$ ]] || { log "SFTP_PORT must be a number"; return 1; }
   [ -z "${CONF_S3_PART_SIZE:-}" ] || [[ $CONF_S3_PART_SIZE =~ ^[0-9]{1,12}$ ]] && [ "${CONF_S3_PART_SIZE:-1}" -gt 0 ] ||
     { log "S3_PART_SIZE must be a number of bytes"; return 1; }
+  # Metrics (docs/monitoring.md): the interval is written as a sample's value.
+  [ -z "${CONF_TEXTFILE_DIR:-}" ] || [[ ${CONF_INTERVAL_SECONDS:-} =~ ^[0-9]{1,9}$ ]] ||
+    { log "INTERVAL_SECONDS must be a number, not '${CONF_INTERVAL_SECONDS:-}'"; return 1; }
 }
 
 # Reads the S3 credentials file (AWS_ACCESS_KEY_ID=..., AWS_SECRET_ACCESS_KEY=..., optional
@@ -345,6 +348,31 @@ write_status() { # result message [name size]
   record_run "$(printf '{"result":%s,"time":%s,"member":%s,"message":%s,"name":%s,"objectSize":%s}' \
     "$(json_string "$1")" "$(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_string "${CONF_MEMBER:-}")" \
     "$(json_string "$2")" "$(json_string "${3:-}")" "${4:-0}")" "$kind"
+  backup_metrics "$1" || log "could not write the metrics to ${CONF_TEXTFILE_DIR:-}"
+}
+
+# The run's metrics (with TEXTFILE_DIR): the lib's run metrics as etcdwright_backup_*, the schedule's
+# interval, the size of this member's last backup, and the newest complete backup it saw in the
+# store (newest-backup, written by its last successful run; the followers keep what they saw when
+# they led, so the cluster's newest is the maximum over the members).
+backup_metrics() {
+  local newest t last
+  {
+    metric_family etcdwright_backup_interval_seconds gauge "The schedule's interval between backups."
+    metric etcdwright_backup_interval_seconds "" "${CONF_INTERVAL_SECONDS:-0}"
+    if [ -f "$STATE_DIR/last-success.json" ]; then
+      last=$(head -c 4096 -- "$STATE_DIR/last-success.json")
+      metric_family etcdwright_backup_last_size_bytes gauge \
+        "The size of the last backup this member stored (compressed; encrypted when recipients are configured)."
+      metric etcdwright_backup_last_size_bytes "" "$(json_number objectSize "$last" || echo 0)"
+    fi
+    newest=$(head -n1 -- "$STATE_DIR/newest-backup" 2>/dev/null || true)
+    if [ -n "$newest" ] && t=$(name_epoch "$newest"); then
+      metric_family etcdwright_backup_newest_timestamp_seconds gauge \
+        "The time of the newest complete backup in the store (from its name) when this member last stored one."
+      metric etcdwright_backup_newest_timestamp_seconds "" "$t"
+    fi
+  } | record_metrics etcdwright_backup.prom etcdwright_backup "$1" success failed not-leader
 }
 
 STAGE=starting
@@ -385,6 +413,7 @@ main() {
   chmod 700 "$STATE_DIR"
   read_conf "$CONF_DIR/backup.conf" "${CONF_KEYS[@]}"
   check_conf
+  metric_labels store "${CONF_STORE_NAME:-}" store_type "$CONF_STORE_TYPE"
   trap on_exit EXIT
   WORK=$(mktemp -d "$STATE_DIR/run.XXXXXX")
 
@@ -505,6 +534,8 @@ main() {
   UPLOADED+=("$NAME/_etcd_backup.meta")
   store_put "$WORK/_etcd_backup.meta" "$NAME/_etcd_backup.meta"
   UPLOADED=() # complete: a failure from here on must not remove it
+  # The store's newest complete backup: this one, unless a member whose clock runs ahead wrote a later one.
+  { printf '%s\n' "$NAME"; complete_backups <"$WORK/listing"; } | sort | tail -n1 >"$STATE_DIR/newest-backup"
   log "backup $NAME ($object_size bytes, revision ${revision:-?}) written to the $CONF_STORE_TYPE store"
   write_status success "backup $NAME written" "$NAME" "$object_size"
 

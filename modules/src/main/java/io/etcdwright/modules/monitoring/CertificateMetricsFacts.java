@@ -1,0 +1,91 @@
+package io.etcdwright.modules.monitoring;
+
+import io.etcdwright.engine.facts.KeyValues;
+import io.etcdwright.engine.facts.Probe;
+import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What a member's host has of the certificate expiry metrics: the job's timer and run records, and
+ * whether its textfile is as new as the certificates ({@link Freshness}).
+ */
+public record CertificateMetricsFacts(ScheduleHostFacts timer, Freshness freshness) {
+    public static final CertificateMetricsFacts UNKNOWN = new CertificateMetricsFacts(
+            CertificateMetricsModule.TIMER_PROBE.parse(""), Freshness.parse(""));
+
+    /**
+     * @param probed          false for facts recorded before this was asked: nothing is known
+     * @param textfileMtime   the textfile's modification time (seconds since the epoch) in the
+     *                        directory the host's job configuration names; empty when it is not there
+     * @param newestCertificate the newest modification time of a certificate in the PKI directory
+     */
+    public record Freshness(boolean probed, OptionalLong textfileMtime, long newestCertificate) {
+        /** Why the textfile must be written again; empty when it is current (or nothing is known). */
+        public Optional<String> staleness(String textfile) {
+            if (!probed) {
+                return Optional.empty();
+            }
+            if (textfileMtime.isEmpty()) {
+                return Optional.of(textfile + " missing");
+            }
+            if (textfileMtime.getAsLong() < newestCertificate) {
+                return Optional.of("a certificate changed since " + textfile + " was written");
+            }
+            return Optional.empty();
+        }
+
+        public String observed() {
+            return "textfile=" + (textfileMtime.isPresent() ? textfileMtime.getAsLong() : "-") + ";certificates=" + newestCertificate;
+        }
+
+        static Freshness parse(String output) {
+            KeyValues kv = KeyValues.parse(output);
+            return new Freshness(kv.isTrue("probed"), kv.getLong("textfile_mtime").map(OptionalLong::of).orElse(OptionalLong.empty()),
+                    kv.getLong("newest_certificate_mtime").orElse(0L));
+        }
+    }
+
+    /**
+     * $1 the job's configuration (its TEXTFILE_DIR line read as data, used only when absolute), $2 the
+     * textfile's name, $3 the PKI directory.
+     */
+    private static final String SCRIPT = """
+            echo probed=1
+            dir=$(sed -n 's/^TEXTFILE_DIR=//p' -- "$1" 2>/dev/null | head -n1)
+            case $dir in /*) [ -f "$dir/$2" ] && echo "textfile_mtime=$(stat -c %Y -- "$dir/$2")" ;; esac
+            newest=0
+            for f in "$3"/*.crt; do
+              [ -f "$f" ] || continue
+              t=$(stat -c %Y -- "$f") && [ "$t" -gt "$newest" ] && newest=$t
+            done
+            echo "newest_certificate_mtime=$newest"
+            true
+            """;
+
+    static Probe<Freshness> probe(String conf, String textfile, String pkiDir) {
+        return new Probe<>() {
+            @Override
+            public String name() {
+                return "cert_metrics_freshness";
+            }
+
+            @Override
+            public String script() {
+                return SCRIPT;
+            }
+
+            @Override
+            public List<String> arguments() {
+                return List.of(conf, textfile, pkiDir);
+            }
+
+            @Override
+            public Freshness parse(String output) {
+                return Freshness.parse(output);
+            }
+        };
+    }
+}
