@@ -109,14 +109,10 @@ public final class Main {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[]{"etcdwright " + etcdwright(), "etcd minors: " + String.join(", ",
+            return new String[]{"etcdwright " + BuildInfo.current().describe(), "etcd minors: " + String.join(", ",
                     io.etcdwright.modules.catalogue.VersionCatalogue.builtIn().minors().stream().map(Object::toString).toList())
                     + " ('etcdwright version' says more)"};
         }
 
-        static String etcdwright() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return v == null ? "development build" : v;
-        }
     }
 }

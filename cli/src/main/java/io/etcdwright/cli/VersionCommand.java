@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-@Command(name = "version", description = {"This etcdwright's version and the etcd releases it knows: per minor, the"
+@Command(name = "version", description = {"This etcdwright's version and the commit it was built from, and the etcd releases it knows: per minor, the"
         + " restore tool, the newest patch known, the patch required before the next minor, how it downgrades, its end of"
         + " life; and the known-bad releases."})
 final class VersionCommand implements Callable<Integer> {
@@ -31,7 +31,11 @@ final class VersionCommand implements Callable<Integer> {
         if (output == OutputFormat.json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("version", 1);
-            doc.put("etcdwright", Main.Version.etcdwright());
+            BuildInfo build = BuildInfo.current();
+            doc.put("etcdwright", build.version());
+            doc.put("commit", build.commit().orElse(null));
+            doc.put("commit_time", build.commitTime().orElse(null));
+            doc.put("dirty", build.dirty());
             List<Map<String, Object>> minors = new ArrayList<>();
             for (Minor minor : catalogue.minors()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -61,7 +65,7 @@ final class VersionCommand implements Callable<Integer> {
             out.println(Json.write(doc));
             return Main.OK;
         }
-        out.println("etcdwright " + Main.Version.etcdwright());
+        out.println("etcdwright " + BuildInfo.current().describe());
         out.println("etcd minors it operates:");
         for (Minor minor : catalogue.minors()) {
             out.printf("  %s  restore with %s; newest patch known %s; %s%s%s%n", minor,

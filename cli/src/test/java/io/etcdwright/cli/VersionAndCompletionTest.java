@@ -29,12 +29,15 @@ class VersionAndCompletionTest {
     @Test
     void versionNamesTheEtcdReleasesItKnows() throws Exception {
         String text = run("version");
-        assertTrue(text.startsWith("etcdwright "), text);
+        assertTrue(text.startsWith("etcdwright " + BuildInfo.current().describe() + "\n"), text);
+        assertTrue(text.contains(" (commit "), text);
         assertTrue(text.contains("3.4  restore with etcdctl"), text);
         assertTrue(text.contains("3.5  restore with etcdutl"), text);
         assertTrue(text.contains("refuse etcd 3.5.0 to 3.5.2"), text);
         JsonNode json = new ObjectMapper().readTree(run("version", "-o", "json"));
         assertEquals(1, json.path("version").asInt());
+        assertEquals(BuildInfo.current().version(), json.path("etcdwright").asText());
+        assertEquals(BuildInfo.current().commit().orElseThrow(), json.path("commit").asText());
         assertEquals("3.5", json.path("etcd_minors").get(1).path("minor").asText(), json.toString());
         assertEquals("3.5.32", json.path("etcd_minors").get(1).path("minimum_patch_before_next_minor").asText());
         assertTrue(run("--version").contains("etcd minors: 3.4, 3.5"));
