@@ -187,12 +187,16 @@ class OnlineDowngradeScenarioTest {
 
     @Test
     void aCancelledDowngradeIsTheRestOfAnUpgradeOrOfARollback() {
-        // Cancelled by hand with h1 on 3.5: the cluster version stays 3.5 until every member runs 3.6.
+        // Cancelled by hand with h1 on 3.5: the cluster version stays 3.5 until every member runs 3.6, so
+        // the rest is a minor step 3.5 -> 3.6 as any other: etcd's checks first, then h1's files at its turn.
         Plan up = plan("cancelled", "three-36");
-        assertEquals(List.of(PREFLIGHT, "h1/install <- " + PREFLIGHT, "h1/unit <- " + PREFLIGHT, "h2/install <- " + PREFLIGHT,
-                "h3/install <- " + PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT,
-                "h1/restart <- cluster/snapshot, h1/install, h1/unit",
-                "cluster/cluster-version <- h1/restart"), PlannerScenarios.shape(up));
+        String checks = "cluster/upgrade-checks";
+        String installs = "h1/install-minor, h2/install-minor, h3/install-minor";
+        assertEquals(List.of(PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT, checks + " <- cluster/snapshot",
+                "h1/install-minor <- " + checks, "h2/install-minor <- " + checks, "h3/install-minor <- " + checks,
+                "h1/unit-minor <- " + checks + ", " + installs,
+                "h1/restart-minor <- " + checks + ", " + installs + ", h1/unit-minor",
+                "cluster/cluster-version <- h1/restart-minor"), PlannerScenarios.shape(up));
         Plan down = plan("cancelled", "three-35");
         assertEquals(List.of(PREFLIGHT, "h2/unit <- " + PREFLIGHT, "h3/unit <- " + PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT,
                 "h3/restart <- cluster/snapshot, h3/unit", "h2/restart <- h3/restart, h2/unit"), PlannerScenarios.shape(down));
