@@ -167,7 +167,8 @@ public final class ScheduleConfig {
         if (minutes <= 0 || DAY_MINUTES % minutes != 0) {
             throw new IllegalArgumentException("an interval of " + minutes + " min neither divides a day nor is a week");
         }
-        if (60 % minutes == 0) {
+        // An hour is whole hours below: systemd refuses a minute repetition of 60 ("*:00/60").
+        if (minutes < 60 && 60 % minutes == 0) {
             return java.util.List.of("*-*-* *:00/" + minutes + ":00 UTC");
         }
         if (minutes % 60 == 0) {

@@ -104,7 +104,16 @@ class ScheduleConfigTest {
                 ScheduleConfig.calendars(45));
         assertEquals(List.of("*-*-* 00:00:00 UTC"), ScheduleConfig.calendars(1440));
         assertEquals(List.of("Mon *-*-* 00:00:00 UTC"), ScheduleConfig.calendars(10080));
-        // Every interval that divides a day: its calendars give exactly the day's ticks, evenly spaced.
+        assertEquals(List.of("*-*-* 00/1:00:00 UTC"), ScheduleConfig.calendars(60));
+        // Every interval that divides a day: its calendars give exactly the day's ticks, evenly spaced,
+        // and systemd's own parser takes each (it refused "*:00/60", which this test's reading took).
+        List<String> all = new java.util.ArrayList<>(ScheduleConfig.calendars(10080));
+        for (int m = 1; m <= 1440; m++) {
+            if (1440 % m == 0) {
+                all.addAll(ScheduleConfig.calendars(m));
+            }
+        }
+        assertSystemdParses(all);
         for (int m = 1; m <= 1440; m++) {
             if (1440 % m != 0) {
                 assertFalse(ScheduleConfig.fitsTheCalendar(m), "" + m);
@@ -126,6 +135,22 @@ class ScheduleConfigTest {
             assertEquals(expected, ticks, "every " + m + " min");
         }
         assertThrows(IllegalArgumentException.class, () -> ScheduleConfig.calendars(7));
+    }
+
+    /** systemd-analyze calendar (the parser the hosts' systemd uses) accepts every one of {@code calendars}. */
+    private static void assertSystemdParses(List<String> calendars) {
+        try {
+            List<String> command = new java.util.ArrayList<>(List.of("systemd-analyze", "calendar"));
+            command.addAll(calendars);
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), out);
+        } catch (java.io.IOException e) {
+            throw new AssertionError("systemd-analyze (Debian's systemd package) is needed to check the timers' calendars", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     /** A calendar field: "*", "N" or "N/STEP" below {@code limit}. */
