@@ -66,6 +66,10 @@ final class StrictYaml {
         return b;
     }
 
+    boolean optionalBool(String key, boolean otherwise) {
+        return raw(key).isPresent() ? bool(key) : otherwise;
+    }
+
     Version version(String key) {
         return parsed(key, string(key), Version::tryParse, "a version X.Y.Z");
     }

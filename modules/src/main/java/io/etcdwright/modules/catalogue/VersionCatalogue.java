@@ -163,8 +163,8 @@ public final class VersionCatalogue implements VersionRules {
 
     private record Line(Minor minor, Optional<EndOfLife> endOfLife, Version newestKnownPatch, String restoreTool,
                         Map<String, String> restoreEnv, Version bumpRevisionFrom, Version livezReadyzFrom,
-                        Optional<Version> readyzRefusesLearnersFrom, Optional<UpgradeStep> upgrade,
-                        Optional<Downgrade> downgrade) {
+                        Optional<Version> readyzRefusesLearnersFrom, boolean gatewayOffInConfigFile,
+                        Optional<UpgradeStep> upgrade, Optional<Downgrade> downgrade) {
     }
 
     private static final VersionCatalogue BUILT_IN = load();
@@ -240,6 +240,15 @@ public final class VersionCatalogue implements VersionRules {
         return line(v.minorLine()).map(l -> new HealthEndpoints(v.isAtLeast(l.livezReadyzFrom()),
                         l.readyzRefusesLearnersFrom().map(v::isAtLeast).orElse(false)))
                 .orElse(new HealthEndpoints(false, false));
+    }
+
+    /**
+     * Whether {@code v}'s etcd, started with a config file, serves its gRPC gateway only when the file
+     * says {@code enable-grpc-gateway: true} (3.4): etcdwright asks etcd through the gateway, so the
+     * config it writes for such a release says so.
+     */
+    public boolean gatewayNeedsEnabling(Version v) {
+        return line(v.minorLine()).map(Line::gatewayOffInConfigFile).orElse(false);
     }
 
     // ---- version changes -----------------------------------------------------------------------
@@ -392,6 +401,7 @@ public final class VersionCatalogue implements VersionRules {
         Version livez = patchOf(m, health, "livezReadyzFrom");
         Optional<Version> readyzLearners = health.optionalString("readyzRefusesLearnersFrom").map(x -> patchOf(m, health,
                 "readyzRefusesLearnersFrom"));
+        boolean gatewayOff = health.optionalBool("gatewayOffInConfigFile", false);
         health.done();
         Optional<UpgradeStep> upgrade = node.optionalMapping("upgrade").map(u -> {
             if (!all.containsKey(m.next())) {
@@ -420,7 +430,7 @@ public final class VersionCatalogue implements VersionRules {
             return down;
         });
         node.done();
-        return new Line(m, eol, newest, tool, env, bump, livez, readyzLearners, upgrade, downgrade);
+        return new Line(m, eol, newest, tool, env, bump, livez, readyzLearners, gatewayOff, upgrade, downgrade);
     }
 
     private static Version patchOf(Minor m, StrictYaml node, String key) {

@@ -88,6 +88,10 @@ public final class EtcdConfigFile {
         doc.put("initial-cluster-token", token);
         // Refuse membership changes that would leave the cluster without quorum.
         doc.put("strict-reconfig-check", true);
+        if (VersionCatalogue.builtIn().gatewayNeedsEnabling(readBy)) {
+            // etcdwright asks etcd through its gRPC gateway, which this release serves from a config file only when told.
+            doc.put("enable-grpc-gateway", true);
+        }
         if (metricsPort > 0) {
             String host = self.address().contains(":") ? "[" + self.address() + "]" : self.address();
             doc.put("listen-metrics-urls", "http://" + host + ":" + metricsPort + ",http://127.0.0.1:" + metricsPort);

@@ -224,23 +224,29 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // Options for one curl request; $c and the CA are fixed paths, so the words split safely.
             + "  opts() { if [ \"$s\" = https ]; then echo \"-sS --connect-timeout 2 --max-time 3 --cacert " + ca + " --cert $c.crt --key $c.key\";"
             + " else echo '-sS --connect-timeout 2 --max-time 3'; fi; }\n"
-            + "  if [ -n \"$h\" ]; then\n"
-            + "    st() { u=$s://127.0.0.1:$port; curl $(opts) -X POST -d '{}' \"$u/v3/maintenance/status\" 2>/dev/null | tr -d '\\n' >\"$t/status\"; }\n"
-            + "    st; if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
-            // Its storage version and any downgrade under way are in the server's own Status (the gateway's).
-            + "    cp \"$t/status\" \"$t/server_status\"\n"
-            + "  else\n"
-            + "    e() { if [ \"$s\" = https ]; then ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
+            + "  e() { if [ \"$s\" = https ]; then ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
             + " --cacert=" + ca + " --cert=\"$c.crt\""
             + " --key=\"$c.key\" --dial-timeout=2s --command-timeout=3s \"$@\" -w json;"
             + " else ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"http://127.0.0.1:$port\""
             + " --dial-timeout=2s --command-timeout=3s \"$@\" -w json; fi 2>/dev/null | tr -d '\\n'; }\n"
+            + "  if [ -n \"$h\" ]; then\n"
+            + "    st() { u=$s://127.0.0.1:$port; curl $(opts) -X POST -d '{}' \"$u/v3/maintenance/status\" 2>/dev/null | tr -d '\\n' >\"$t/status\"; }\n"
+            + "    st; if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
+            // A member that serves no gRPC gateway (etcd 3.4 started from a config file that does not
+            // enable it: '404 page not found') is asked with etcdctl, as without such a curl.
+            + "    grep -q '\"header\"' \"$t/status\" || { h=; s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE
+            + " 2>/dev/null && s=https o=http; }\n"
+            + "  fi\n"
+            + "  if [ -n \"$h\" ]; then\n"
+            // Its storage version and any downgrade under way are in the server's own Status (the gateway's).
+            + "    cp \"$t/status\" \"$t/server_status\"\n"
+            + "  else\n"
             + "    e endpoint status >\"$t/status\"\n"
             + "    if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
             // Its storage version and any downgrade under way, as the server itself writes its Status
-            // (the gateway): the etcdctl linked may be an older minor's, which drops those fields.
+            // (the gateway, where it serves one): the etcdctl linked may be an older minor's, which drops those fields.
             + "    if command -v curl >/dev/null; then curl $(opts) -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\""
-            + " 2>/dev/null | tr -d '\\n' >\"$t/server_status\"; fi\n"
+            + " 2>/dev/null | tr -d '\\n' >\"$t/ss\"; grep -q '\"header\"' \"$t/ss\" && mv \"$t/ss\" \"$t/server_status\"; fi\n"
             + "  fi\n"
             // The gateway quotes 64-bit numbers, etcdctl does not.
             + "  sed -n 's/.*\"member_id\":\"\\{0,1\\}\\([0-9]*\\).*\"leader\":\"\\{0,1\\}\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"

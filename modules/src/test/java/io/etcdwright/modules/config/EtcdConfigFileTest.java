@@ -11,6 +11,7 @@ import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 class EtcdConfigFileTest {
     static final Version V35 = Version.parse("3.5.16");
@@ -101,5 +102,16 @@ class EtcdConfigFileTest {
         EtcdConfigFile.Peer v6 = new EtcdConfigFile.Peer("h1", "fd00::11");
         Map<String, Object> doc = new Yaml().load(EtcdConfigFile.render(v6, List.of(v6), "new", "t", EtcdLayout.DEFAULT, 0, V35, Map.of()));
         assertEquals("https://[fd00::11]:2380", doc.get("listen-peer-urls"));
+    }
+
+    /** etcd 3.4 serves its gRPC gateway from a config file only when told (seen: 404 on every /v3/... on 3.4.23). */
+    @Test
+    void etcd34IsToldToServeTheGatewayThatEtcdwrightAsks() {
+        Map<String, Object> v34 = new Yaml().load(EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT, 0,
+                Version.parse("3.4.23"), Map.of()));
+        assertEquals(true, v34.get("enable-grpc-gateway"));
+        Map<String, Object> v35 = new Yaml().load(EtcdConfigFile.render(PEERS.get(0), PEERS, "new", "t", EtcdLayout.DEFAULT, 0, V35,
+                Map.of()));
+        assertFalse(v35.containsKey("enable-grpc-gateway"), "3.5 and later serve it by default: " + v35);
     }
 }

@@ -177,7 +177,10 @@ public final class ScheduleConfig {
         int period = minutes / gcd(minutes, 60) * 60; // the least multiple of an hour the ticks repeat in
         java.util.List<String> calendars = new java.util.ArrayList<>();
         for (int t = 0; t < period; t += minutes) {
-            calendars.add(String.format(java.util.Locale.ROOT, "*-*-* %02d/%d:%02d:00 UTC", t / 60, period / 60, t % 60));
+            // Ticks that repeat only daily take no repetition: systemd refuses an hour repetition of 24 ("04/24").
+            calendars.add(period == DAY_MINUTES
+                    ? String.format(java.util.Locale.ROOT, "*-*-* %02d:%02d:00 UTC", t / 60, t % 60)
+                    : String.format(java.util.Locale.ROOT, "*-*-* %02d/%d:%02d:00 UTC", t / 60, period / 60, t % 60));
         }
         return calendars;
     }
