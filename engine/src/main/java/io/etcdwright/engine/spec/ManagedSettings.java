@@ -41,6 +41,8 @@ final class ManagedSettings {
         MANAGED.put("initial-cluster-token", BOOTSTRAP);
         MANAGED.put("strict-reconfig-check", MANAGES + "etcd always refuses membership changes that would lose quorum;"
                 + " this safety check cannot be turned off");
+        MANAGED.put("enable-grpc-gateway", MANAGES + "status, the health checks and the member facts ask etcd through its"
+                + " gRPC gateway, so it stays on (etcdwright turns it on where a release needs telling, as 3.4 does)");
         MANAGED.put("force-new-cluster", "etcdwright refuses this setting: it turns the member into a new one-member"
                 + " cluster every time it starts (a one-off recovery flag, never a desired state)");
         MANAGED.put("client-transport-security", TLS);
@@ -60,7 +62,7 @@ final class ManagedSettings {
             "max-request-bytes", "max-txn-ops", "max-concurrent-streams");
     private static final Set<String> NON_NEGATIVE_INTEGERS = Set.of("quota-backend-bytes", "max-snapshots", "max-wals",
             "backend-batch-limit");
-    private static final Set<String> BOOLEANS = Set.of("enable-v2", "enable-pprof", "pre-vote", "enable-grpc-gateway");
+    private static final Set<String> BOOLEANS = Set.of("enable-v2", "enable-pprof", "pre-vote");
     private static final Map<String, Set<String>> ENUMS = Map.of(
             "auto-compaction-mode", Set.of("periodic", "revision"),
             "log-level", Set.of("debug", "info", "warn", "error", "panic", "fatal"),

@@ -35,6 +35,7 @@ public record ForeignMember(String host, String unitFile, String program, Map<St
     private static final Set<String> NOT_SETTINGS = Set.of("name", "data-dir", "wal-dir", "listen-peer-urls",
             "listen-client-urls", "listen-client-http-urls", "advertise-client-urls", "initial-advertise-peer-urls",
             "listen-metrics-urls", "initial-cluster", "initial-cluster-state", "initial-cluster-token", "strict-reconfig-check",
+            "enable-grpc-gateway",
             "cert-file", "key-file", "trusted-ca-file", "client-cert-auth", "auto-tls", "peer-cert-file", "peer-key-file",
             "peer-trusted-ca-file", "peer-client-cert-auth", "peer-auto-tls", "self-signed-cert-validity", "config-file",
             "peer-skip-client-san-verification", "experimental-peer-skip-client-san-verification",
