@@ -76,7 +76,7 @@ class FaultsIT {
         assertEquals(3, restarts.size(), restarts.toString());
         String crashed = restarts.get(1);
         underLoad("faults-upgrade-crash", 3, () -> {
-            Cli.Run stopped = withFault(Pattern.compile("(?m)^\\S+ +restart etcd: changed"), () -> crash(crashed),
+            Cli.Run stopped = withFault(Pattern.compile("(?m)^\\S+ +restart etcd(?: on \\S+)?: changed"), () -> crash(crashed),
                     "apply", "-i", INV, "-f", spec.toString(), "--yes", "--ready-timeout", "20");
             assertEquals(1, stopped.exitCode(), stopped.out());
             String why = failedStep(stopped, crashed);
