@@ -73,13 +73,18 @@ class OnlineDowngradeIT {
             assertEquals(Map.of(v36, 3L), versions(etcdctl34, env));
 
             // Each member's log holds the v2 requests 3.5 wrote (its attributes at each start of the hop): each
-            // restarts once on 3.6 with snapshot-count 1 until it snapshots past them, then moves to 3.7.
+            // restarts once on 3.6 with snapshot-count 1 until it snapshots past them, then moves to 3.7. (One whose
+            // own 10,000-entry snapshot happened to pass every index committed when planned needs none; under this
+            // load that is a matter of milliseconds in minutes, so at least one member always shows the step.)
             write(spec, null, v37);
             phase(load, v36 + " -> " + v37, () -> {
                 Cli.Run up = apply(spec);
-                Pattern snapshotted = Pattern.compile("restart etcd " + Pattern.quote(v36)
-                        + " once with snapshot-count 1 until it snapshots past index [0-9]+, then write its config back.*changed");
-                assertEquals(3, up.all().lines().filter(l -> snapshotted.matcher(l).find()).count(), up.all());
+                Pattern planned = Pattern.compile("restart etcd " + Pattern.quote(v36)
+                        + " once with snapshot-count 1 until it snapshots past index [0-9]+, then write its config back: ");
+                List<String> done = up.all().lines().filter(l -> planned.matcher(l).find()).toList();
+                assertFalse(done.isEmpty(), up.all());
+                assertTrue(done.size() <= 3 && done.stream().allMatch(l -> l.contains("back: changed")), up.all());
+                System.out.println("[online downgrade] members snapshotted before 3.7: " + done.size());
             });
             assertEquals(Map.of(v37, 3L), versions(etcdctl34, env));
 

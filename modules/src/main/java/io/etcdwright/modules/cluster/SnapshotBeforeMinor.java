@@ -189,8 +189,9 @@ public final class SnapshotBeforeMinor {
         }
         RaftSnapshot taken = awaitSnapshot(ctx, c, name, clientUrl, past);
         ctx.note(name + " snapshotted at index " + taken.index() + ", past index " + past);
-        ctx.session().sync(usualConfig.getBytes(StandardCharsets.UTF_8), CONFIG);
-        return restarted ? Outcome.CHANGED : Outcome.OK;
+        // Changed when it restarted etcd or put a config back (the one-restart config an earlier apply left running).
+        boolean configBack = ctx.session().sync(usualConfig.getBytes(StandardCharsets.UTF_8), CONFIG);
+        return restarted || configBack ? Outcome.CHANGED : Outcome.OK;
     }
 
     /** The highest index the members have committed, asked of them now. */
