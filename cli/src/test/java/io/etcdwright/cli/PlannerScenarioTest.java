@@ -1,6 +1,7 @@
 package io.etcdwright.cli;
 
 import io.etcdwright.modules.cluster.ConvergePlanner;
+import io.etcdwright.modules.cluster.EtcdHostFacts;
 
 import io.etcdwright.cli.PlannerScenarios.Pki;
 import io.etcdwright.cli.PlannerScenarios.Scenario;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -479,17 +481,28 @@ class PlannerScenarioTest {
      * then the cluster version awaited.
      */
     private static List<String> minorStep(List<String> all, List<String> order, String first, String... files) {
+        return minorStep(all, order, first, false, files);
+    }
+
+    /** As above; with {@code raftSnapshot} each member's turn begins with its raft snapshot (the step to 3.7). */
+    private static List<String> minorStep(List<String> all, List<String> order, String first, boolean raftSnapshot,
+                                          String... files) {
         List<String> shape = new ArrayList<>();
         all.forEach(h -> shape.add(h + "/install-minor <- " + first));
         // The first member moves once every host holds the release.
         String previous = first + ", " + String.join(", ", all.stream().map(h -> h + "/install-minor").toList());
         for (String h : order) {
-            String chain = previous.contains("/install-minor") ? previous : previous + ", " + h + "/install-minor";
+            String turn = previous.contains("/install-minor") ? previous : previous + ", " + h + "/install-minor";
+            String chain = turn;
+            if (raftSnapshot) {
+                shape.add(h + "/raft-snapshot-minor <- " + turn);
+                chain = h + "/raft-snapshot-minor";
+            }
             for (String f : files) {
                 shape.add(h + "/" + f + "-minor <- " + chain);
                 chain = h + "/" + f + "-minor";
             }
-            shape.add(h + "/restart-minor <- " + (previous.contains("/install-minor") ? previous : previous + ", " + h + "/install-minor")
+            shape.add(h + "/restart-minor <- " + turn + (raftSnapshot ? ", " + h + "/raft-snapshot-minor" : "")
                     + (files.length == 0 ? "" : ", " + h + "/" + files[files.length - 1] + "-minor"));
             previous = h + "/restart-minor";
         }
@@ -648,7 +661,8 @@ class PlannerScenarioTest {
         Plan plan = minorSteps("converged-3.6.16", "three-373");
         List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-3.6.16"));
         List<String> want = new ArrayList<>(List.of(PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT));
-        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/snapshot", "unit"));
+        // Each member snapshots past what 3.5 may have left in its log before it runs 3.7: the recording reads no snapshot.
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/snapshot", true, "unit"));
         assertEquals(want, shape(plan));
         assertEquals(List.of("cluster version 3.7 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
         Plan hop = minorSteps("converged-3.6.16", "three-373", new ConvergePlanner.VersionOptions(false,
@@ -656,6 +670,84 @@ class PlannerScenarioTest {
         assertEquals("install etcd 3.6.17", step(hop, "h1/install").summary());
         assertEquals("install etcd 3.7.3", step(hop, "h1/install-minor").summary());
         assertTrue(hop.steps().stream().noneMatch(st -> st.id().equals("cluster/upgrade-checks")), shape(hop).toString());
+    }
+
+    @Test
+    void beforeRunning37EachMemberRestartsOnceOn36WithSnapshotCountOneUntilItSnapshotsPastTheHighestCommittedIndex() {
+        Plan plan = minorSteps("converged-3.6.16", "three-373");
+        long highest = scenarios.facts(new Scenario("converged-3.6.16", "three-373").withPki(Pki.MINOR_STEPS)).byHost().values()
+                .stream().mapToLong(f -> f.member().status().orElseThrow().raftIndex()).max().orElseThrow();
+        Step h1 = step(plan, "h1/raft-snapshot-minor");
+        assertEquals("restart etcd 3.6.16 once with snapshot-count 1 until it snapshots past index " + highest
+                + ", then write its config back", h1.summary());
+        assertTrue(h1.reason().contains("cannot read the v2 requests etcd 3.5 wrote there (etcd-io/etcd#21263)"), h1.reason());
+        assertTrue(h1.reason().endsWith("newest snapshot none known, index " + highest + " committed"), h1.reason());
+        assertEquals(List.of("every member other than h1 healthy", "every member answering on etcd 3.6 or newer"), h1.requires());
+        assertEquals(List.of("a raft snapshot on the member past index " + highest, "all 3 members healthy within 120 s",
+                "a write commits through h1 within 120 s"), h1.readyWhen());
+        // The config written for that restart alone is etcd 3.6's with snapshot-count 1, marked so the next plan knows it.
+        String usual = scenarios.facts(new Scenario("converged-3.6.16", "three-373").withPki(Pki.MINOR_STEPS)).byHost().get("h1")
+                .file(io.etcdwright.modules.EtcdLayout.CONFIG_FILE).content().orElseThrow();
+        String once = io.etcdwright.modules.cluster.SnapshotBeforeMinor.oneRestartConfig(usual);
+        assertTrue(once.startsWith("# Managed by etcdwright") && once.contains(io.etcdwright.modules.cluster.SnapshotBeforeMinor.MARKER),
+                once);
+
+        // A hop first: the restart runs the hop's release.
+        Plan hop = minorSteps("converged-3.6.16", "three-373", new ConvergePlanner.VersionOptions(false,
+                v -> v.minor() == 6 ? Optional.of(io.etcdwright.engine.spec.Version.parse("3.6.17")) : Optional.empty()));
+        assertTrue(step(hop, "h1/raft-snapshot-minor").summary().startsWith("restart etcd 3.6.17 once"),
+                step(hop, "h1/raft-snapshot-minor").summary());
+    }
+
+    @Test
+    void aMemberWhoseNewestSnapshotIsPastTheHighestCommittedIndexIsLeftAsItIsAndOneRunningTheOneRestartConfigIsNotRestartedAgain() {
+        Scenario s = new Scenario("converged-3.6.16", "three-373").withPki(Pki.MINOR_STEPS);
+        long highest = scenarios.facts(s).byHost().values().stream()
+                .mapToLong(f -> f.member().status().orElseThrow().raftIndex()).max().orElseThrow();
+        List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-3.6.16"));
+        // Every member snapshotted past every index committed while all ran 3.6: nothing 3.5 wrote is left to replay.
+        Plan past = scenarios.plan(s, MINOR_HOSTS, ConvergePlanner.VersionOptions.DEFAULT, hosts -> snapshotAt(hosts, highest));
+        List<String> want = new ArrayList<>(List.of(PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT));
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/snapshot", "unit"));
+        assertEquals(want, shape(past));
+        // One index short on each: each is snapshotted again.
+        Plan shortOfIt = scenarios.plan(s, MINOR_HOSTS, ConvergePlanner.VersionOptions.DEFAULT, hosts -> snapshotAt(hosts, highest - 1));
+        assertEquals(3, shortOfIt.steps().stream().filter(st -> st.id().endsWith("/raft-snapshot-minor")).count(), shape(shortOfIt).toString());
+        assertTrue(step(shortOfIt, "h1/raft-snapshot-minor").reason().contains("newest snapshot at index " + (highest - 1)),
+                step(shortOfIt, "h1/raft-snapshot-minor").reason());
+
+        // An apply killed after h1's restart with the one-restart config: h1 is not restarted again, only written through
+        // until it snapshots; its config (the marked one) is rewritten for 3.7 before its restart.
+        Plan resumed = scenarios.plan(s, MINOR_HOSTS, ConvergePlanner.VersionOptions.DEFAULT, hosts -> runningOneRestartConfig(hosts, "h1"));
+        assertEquals("wait for a raft snapshot past index " + highest + " (etcd runs with snapshot-count 1 already), then write"
+                + " its config back", step(resumed, "h1/raft-snapshot-minor").summary());
+        assertTrue(resumed.steps().stream().anyMatch(st -> st.id().equals("h1/config-file-minor")), shape(resumed).toString());
+        assertTrue(step(resumed, "h2/raft-snapshot-minor").summary().startsWith("restart etcd 3.6.16 once"));
+    }
+
+    /** The hosts with every member's newest raft snapshot at {@code index}. */
+    private static Map<String, EtcdHostFacts> snapshotAt(Map<String, EtcdHostFacts> hosts, long index) {
+        Map<String, EtcdHostFacts> out = new java.util.LinkedHashMap<>();
+        hosts.forEach((name, f) -> out.put(name, new EtcdHostFacts(f.host(), f.system(), f.install(), f.setup(), f.files(),
+                f.service(), f.member().withNewestSnapshot(Optional.of(new io.etcdwright.modules.membership.RaftSnapshot(3, index))),
+                f.schedule(), f.restoreMarker(), f.disk(), f.clockSkewMillis(), f.defragSchedule(), f.certMetrics())));
+        return out;
+    }
+
+    /** The hosts with {@code host}'s etcd started from the one-restart config (written before it started). */
+    private static Map<String, EtcdHostFacts> runningOneRestartConfig(Map<String, EtcdHostFacts> hosts, String host) {
+        Map<String, EtcdHostFacts> out = new java.util.LinkedHashMap<>(hosts);
+        EtcdHostFacts f = hosts.get(host);
+        String path = io.etcdwright.modules.EtcdLayout.CONFIG_FILE;
+        io.etcdwright.engine.facts.FileState config = f.file(path);
+        String once = io.etcdwright.modules.cluster.SnapshotBeforeMinor.oneRestartConfig(config.content().orElseThrow());
+        Map<String, io.etcdwright.engine.facts.FileState> files = new java.util.LinkedHashMap<>(f.files());
+        files.put(path, new io.etcdwright.engine.facts.FileState(path, true, io.etcdwright.engine.ssh.HostSession.sha256(
+                once.getBytes(java.nio.charset.StandardCharsets.UTF_8)), config.mode(), config.owner(), config.group(),
+                Math.min(config.modifiedMicros(), f.service().startedMicros() - 1), Optional.of(once)));
+        out.put(host, new EtcdHostFacts(f.host(), f.system(), f.install(), f.setup(), files, f.service(), f.member(), f.schedule(),
+                f.restoreMarker(), f.disk(), f.clockSkewMillis(), f.defragSchedule(), f.certMetrics()));
+        return out;
     }
 
     @Test

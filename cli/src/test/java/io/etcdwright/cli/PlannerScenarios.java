@@ -120,6 +120,13 @@ final class PlannerScenarios {
                 Optional.empty());
     }
 
+    /** As {@link #plan(Scenario, String, ConvergePlanner.VersionOptions)}, the hosts as {@code edit} makes them of the recorded ones. */
+    Plan plan(Scenario s, String inventory, ConvergePlanner.VersionOptions versions,
+              java.util.function.UnaryOperator<Map<String, EtcdHostFacts>> edit) {
+        return plan(s, inventory, versions, true, copyPki(s.pki()), edit, java.util.function.UnaryOperator.identity(),
+                Optional.empty());
+    }
+
     /** As {@link #plan(Scenario)}, a new cluster bootstrapping with {@code token} (a saved plan's). */
     Plan plan(Scenario s, Optional<String> newClusterToken) {
         return plan(s, s.inventory(), ConvergePlanner.VersionOptions.DEFAULT, true, copyPki(s.pki()), hosts -> hosts,

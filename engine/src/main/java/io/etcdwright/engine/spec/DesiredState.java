@@ -34,6 +34,15 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
         return new DesiredState(inventory, hop, members, warnings);
     }
 
+    /** The same desired state with other etcd settings (a config written for one restart only). */
+    public DesiredState withEtcdSettings(java.util.Map<String, Object> settings) {
+        EtcdSettings etcd = spec.etcd();
+        ClusterSpec other = new ClusterSpec(spec.file(), spec.name(), spec.members(),
+                new EtcdSettings(etcd.version(), etcd.ports(), etcd.dataDir(), settings), spec.artifacts(), spec.tls(),
+                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring());
+        return new DesiredState(inventory, other, members, warnings);
+    }
+
     /**
      * The hosts that hold a copy of {@code client}'s certificate and key
      * ({@link ClientKeys#ADMIN}, {@link ClientKeys#KUBE_APISERVER}): those the spec's {@code clients}

@@ -81,13 +81,52 @@ public final class VersionCatalogue implements VersionRules {
     }
 
     /**
+     * What each member needs, at its own turn in a minor step, before it may run the newer minor:
+     * things the newer release cannot cope with in the member's own files, which no cluster-wide check
+     * can clear.
+     */
+    public enum MemberPreparation {
+        /**
+         * 3.6 -> 3.7: a raft snapshot past every entry of the member's log etcd 3.5 may have written.
+         * 3.5 proposes v2 requests (its members' attributes at each start, the cluster version); 3.7
+         * replays the log from the newest snapshot at start and can no longer decode them
+         * (etcd-io/etcd#21263: 'unmarshal should never fail', from apply.Apply), and a 3.6 member
+         * snapshots only every snapshot-count (10,000) entries.
+         */
+        SNAPSHOT_PAST_V2_REQUESTS("snapshot-past-v2-requests");
+
+        private final String name;
+
+        MemberPreparation(String name) {
+            this.name = name;
+        }
+
+        public String yamlName() {
+            return name;
+        }
+
+        static MemberPreparation parse(String text, String where) {
+            return Arrays.stream(values()).filter(c -> c.name.equals(text)).findFirst().orElseThrow(() ->
+                    new IllegalStateException("etcd-versions.yaml: " + where + ": unknown member preparation '" + text + "'"));
+        }
+    }
+
+    /**
      * A minor upgrade out of {@code from}, as etcd's guide describes it.
      *
-     * @param minimumPatch the patch every member must run first (X.Y.0 when the guide names none)
+     * @param minimumPatch     the patch every member must run first (X.Y.0 when the guide names none)
+     * @param beforeEachMember what each member needs at its turn, before it runs {@code to}
      */
-    public record UpgradeStep(Minor from, Minor to, Version minimumPatch, String guide, List<UpgradeCheck> checks) {
+    public record UpgradeStep(Minor from, Minor to, Version minimumPatch, String guide, List<UpgradeCheck> checks,
+                              List<MemberPreparation> beforeEachMember) {
         public UpgradeStep {
             checks = List.copyOf(checks);
+            beforeEachMember = List.copyOf(beforeEachMember);
+        }
+
+        /** A step whose members need nothing of their own before they move. */
+        public UpgradeStep(Minor from, Minor to, Version minimumPatch, String guide, List<UpgradeCheck> checks) {
+            this(from, to, minimumPatch, guide, checks, List.of());
         }
 
         /** Whether the guide names a minimum patch (above X.Y.0). */
@@ -409,7 +448,9 @@ public final class VersionCatalogue implements VersionRules {
                         + ", which the catalogue does not have");
             }
             UpgradeStep step = new UpgradeStep(m, m.next(), patchOf(m, u, "minimumPatch"), u.string("guide"),
-                    u.strings("checks").stream().map(c -> UpgradeCheck.parse(c, u.where())).toList());
+                    u.strings("checks").stream().map(c -> UpgradeCheck.parse(c, u.where())).toList(),
+                    u.optionalStrings("beforeEachMember").orElse(List.of()).stream()
+                            .map(p -> MemberPreparation.parse(p, u.where())).toList());
             u.done();
             return step;
         });

@@ -484,7 +484,14 @@ public final class ConvergePlanner {
         List<Step> restarts = RollingRestart.steps("restart-" + HostPreparation.MINOR_TAG, "restart etcd on " + upgrade.to(),
                 ordered, causes, (m, previous) -> {
             List<Step> release = installed.get(m.host().name());
-            return concat(release, files(target, m, concat(previous, release), bootstrap));
+            // What the newer minor needs of this member's own files first (the catalogue's beforeEachMember):
+            // a raft snapshot past etcd 3.5's log entries before 3.7, taken on the release it runs now.
+            Version runs = version instanceof VersionChange.Patch ? upgrade.from() : held.getOrDefault(m.name(), upgrade.from());
+            Optional<Step> snapshot = SnapshotBeforeMinor.plan(upgrade, m, runs, in.desired(), context, in, bootstrap.apply(m),
+                    ordered.subList(0, ordered.indexOf(m)), concat(previous, release));
+            snapshot.ifPresent(steps::add);
+            List<Step> prepared = concat(release, snapshot.map(List::of).orElse(List.of()));
+            return concat(prepared, files(target, m, snapshot.map(List::of).orElse(concat(previous, release)), bootstrap));
         }, everyRelease, context, steps::add);
         return List.of(restarts.get(restarts.size() - 1));
     }

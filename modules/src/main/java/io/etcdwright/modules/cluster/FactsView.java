@@ -50,6 +50,14 @@ public final class FactsView {
         // The data directory's file system: its size, and how long one small synchronous write takes there.
         data.put("filesystem_bytes", f.disk().totalBytes().isPresent() ? f.disk().totalBytes().getAsLong() : null);
         data.put("fsync_write_us", f.disk().fsyncMicros().isPresent() ? f.disk().fsyncMicros().getAsLong() : null);
+        // The newest raft snapshot (member/snap/<term>-<index>.snap): how much of the log etcd replays at start.
+        data.put("newest_raft_snapshot", f.member().newestSnapshot().map(snap -> {
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("file", snap.fileName());
+            s.put("term", snap.term());
+            s.put("index", snap.index());
+            return s;
+        }).orElse(null));
         v.put("data_dir", data);
         v.put("member", f.member().status().orElse(null));
         Map<String, Object> config = new LinkedHashMap<>();

@@ -25,14 +25,29 @@ import java.util.OptionalLong;
  * @param cluster        what the local member says about the cluster (member list, a linearizable
  *                       health read, alarms, versions), when it answered; the raw material of
  *                       {@code ClusterFacts}
+ * @param newestSnapshot the newest raft snapshot in the member's {@code member/snap} directory (empty:
+ *                       none, no member data, or facts recorded before it was read)
  */
 public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dataBytes, long freeBytes,
-                          Optional<LocalStatus> status, Optional<ClusterAnswer> cluster, Optional<StorageStatus> storage) {
+                          Optional<LocalStatus> status, Optional<ClusterAnswer> cluster, Optional<StorageStatus> storage,
+                          Optional<RaftSnapshot> newestSnapshot) {
 
     public MemberFacts {
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(cluster, "cluster");
         Objects.requireNonNull(storage, "storage");
+        Objects.requireNonNull(newestSnapshot, "newestSnapshot");
+    }
+
+    /** A member whose raft snapshots are not known. */
+    public MemberFacts(boolean dataDirExists, boolean hasMemberData, long dataBytes, long freeBytes,
+                       Optional<LocalStatus> status, Optional<ClusterAnswer> cluster, Optional<StorageStatus> storage) {
+        this(dataDirExists, hasMemberData, dataBytes, freeBytes, status, cluster, storage, Optional.empty());
+    }
+
+    /** These facts with the newest raft snapshot {@code snapshot}. */
+    public MemberFacts withNewestSnapshot(Optional<RaftSnapshot> snapshot) {
+        return new MemberFacts(dataDirExists, hasMemberData, dataBytes, freeBytes, status, cluster, storage, snapshot);
     }
 
     /** A member that said nothing of its storage version (not running, or facts recorded before it was asked). */
@@ -177,7 +192,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
                         kv.get("status").flatMap(MemberFacts::parseStatus),
                         parseCluster(kv.getOr("members", ""), kv.getOr("health", ""), kv.getOr("alarms", ""),
                                 kv.getOr("versions", "")),
-                        kv.get("server_status").flatMap(MemberFacts::parseStorage));
+                        kv.get("server_status").flatMap(MemberFacts::parseStorage),
+                        kv.get("snap").flatMap(RaftSnapshot::fromFileName));
             }
         };
     }
@@ -212,6 +228,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "[ -d \"$d\" ] && echo \"data_bytes=$(du -sb -- \"$d\" | cut -f1)\"\n"
             + "p=$d; while [ ! -d \"$p\" ]; do p=$(dirname -- \"$p\"); done\n"
             + "echo \"free_bytes=$(df -PB1 -- \"$p\" | awk 'NR==2 {print $4}')\"\n"
+            // The newest raft snapshot: fixed-width hex names, so the last in order is the newest.
+            + "[ -d \"$d/member/snap\" ] && echo \"snap=$(ls -- \"$d/member/snap\" | grep -E '^[0-9a-f]{16}-[0-9a-f]{16}\\.snap$' | sort | tail -n 1)\"\n"
             // The member's own healthcheck client; the admin client where a host has no healthcheck
             // client yet (a cluster made by an etcdwright that put the admin key on every member).
             + "c=" + EtcdLayout.pkiFile(HostCertificates.HEALTHCHECK) + "; [ -r \"$c.key\" ] || c=" + EtcdLayout.pkiFile(HostCertificates.ADMIN) + "\n"

@@ -103,6 +103,10 @@ class VersionCatalogueTest {
         assertEquals(v("3.6.11"), to37.minimumPatch());
         assertEquals("https://etcd.io/docs/v3.7/upgrades/upgrade_3_7/", to37.guide());
         assertEquals(List.of(), to37.checks());
+        // 3.7 cannot replay the v2 requests 3.5 left in a member's log: each member snapshots past them first.
+        assertEquals(List.of(VersionCatalogue.MemberPreparation.SNAPSHOT_PAST_V2_REQUESTS), to37.beforeEachMember());
+        assertEquals(List.of(), to36.beforeEachMember());
+        assertEquals(List.of(), to35.beforeEachMember());
         assertEquals(Optional.empty(), CATALOGUE.upgradeFrom(m("3.7")));
     }
 

@@ -207,4 +207,40 @@ class MemberFactsTest {
         assertTrue(facts.freeBytes() > 0, run.stdout());
         host.assertNoMarkers();
     }
+
+    @Test
+    void readsTheNewestRaftSnapshotFromItsFileNameInHex(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // etcd names them %016x-%016x.snap (term, index); its backend snapshots (.snap.db) and broken ones are not raft snapshots.
+        java.nio.file.Path snap = java.nio.file.Files.createDirectories(dir.resolve("data").resolve("member").resolve("snap"));
+        for (String name : java.util.List.of("0000000000000002-0000000000002711.snap", "0000000000000003-000000000000c351.snap",
+                "0000000000000003-00000000000186a1.snap.db", "0000000000000003-000000000000ea61.snap.broken", "db")) {
+            java.nio.file.Files.writeString(snap.resolve(name), "x");
+        }
+        LocalHost host = new LocalHost(dir);
+        var probe = MemberFacts.probe(new EtcdLayout(dir.resolve("data").toString(), 2379, 2380));
+        var run = host.run(new io.etcdwright.engine.ssh.RemoteCommand.Script(probe.script(), probe.arguments()),
+                new byte[0], false);
+        MemberFacts facts = probe.parse(run.stdout());
+        assertEquals(java.util.Optional.of(new RaftSnapshot(3, 0xc351)), facts.newestSnapshot(), run.stdout() + run.stderr());
+        assertEquals("0000000000000003-000000000000c351.snap", facts.newestSnapshot().orElseThrow().fileName());
+
+        java.nio.file.Files.list(snap).forEach(f -> f.toFile().delete());
+        MemberFacts none = probe.parse(host.run(new io.etcdwright.engine.ssh.RemoteCommand.Script(probe.script(), probe.arguments()),
+                new byte[0], false).stdout());
+        assertEquals(java.util.Optional.empty(), none.newestSnapshot(), "a member that never snapshotted");
+        assertEquals(java.util.Optional.empty(), MemberFacts.probe(EtcdLayout.DEFAULT).parse("data_dir=1\n").newestSnapshot(),
+                "facts recorded before the snapshot was read");
+    }
+
+    @Test
+    void aRaftSnapshotNameIsTwoFixedWidthHexNumbersAndNothingElse() {
+        assertEquals(java.util.Optional.of(new RaftSnapshot(0xb, 100001)),
+                RaftSnapshot.fromFileName("000000000000000b-00000000000186a1.snap\n"));
+        assertEquals(java.util.Optional.of(new RaftSnapshot(-1L, 1)), RaftSnapshot.fromFileName("ffffffffffffffff-0000000000000001.snap"),
+                "uint64 terms, as etcd writes them");
+        for (String other : java.util.List.of("", "00000000000000b-00000000000186a1.snap", "000000000000000b-00000000000186a1.snap.db",
+                "000000000000000B-00000000000186a1.snap", "x000000000000000b-00000000000186a1.snap", "db")) {
+            assertEquals(java.util.Optional.empty(), RaftSnapshot.fromFileName(other), other);
+        }
+    }
 }
