@@ -108,15 +108,7 @@ public final class DefragScheduleModule implements MemberModule {
         values.put("MIN_FRAGMENTATION_PERCENT", Integer.toString(defrag.minFragmentationPercent()));
         values.put("MIN_DB_SIZE_BYTES", Long.toString((long) defrag.minDbSizeMiB() << 20));
         spec.monitoring().textfileDir().ifPresent(dir -> values.put(TimerJob.Metrics.CONF_KEY, dir));
-        StringBuilder text = new StringBuilder("# Managed by etcdwright: edits here are reverted by the next apply.\n"
-                + "# Read by " + SCRIPT + " as data: KEY=VALUE, the value taken literally.\n");
-        values.forEach((k, v) -> {
-            if (v.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-                throw new IllegalArgumentException(k + " holds a control character, which cannot be written into " + CONF);
-            }
-            text.append(k).append('=').append(v).append('\n');
-        });
-        return text.toString();
+        return TimerJob.confText(SCRIPT, CONF, values);
     }
 
     public static String service(ClusterSpec spec, Member member) {

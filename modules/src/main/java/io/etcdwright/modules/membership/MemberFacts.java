@@ -192,7 +192,10 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
                         kv.get("status").flatMap(MemberFacts::parseStatus),
                         parseCluster(kv.getOr("members", ""), kv.getOr("health", ""), kv.getOr("alarms", ""),
                                 kv.getOr("versions", "")),
-                        kv.get("server_status").flatMap(MemberFacts::parseStorage),
+                        // The server's own Status: the gateway's answer (a JSON object; etcdctl prints an array
+                        // and may be an older minor's, without the storage fields), or the one asked for it.
+                        kv.get("server_status").or(() -> kv.get("status").filter(st -> st.startsWith("{")))
+                                .flatMap(MemberFacts::parseStorage),
                         kv.get("snap").flatMap(RaftSnapshot::fromFileName));
             }
         };
@@ -255,10 +258,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "    grep -q '\"header\"' \"$t/status\" || { h=; s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE
             + " 2>/dev/null && s=https o=http; }\n"
             + "  fi\n"
-            + "  if [ -n \"$h\" ]; then\n"
-            // Its storage version and any downgrade under way are in the server's own Status (the gateway's).
-            + "    cp \"$t/status\" \"$t/server_status\"\n"
-            + "  else\n"
+            // With the gateway, the status is the server's own (its storage version, any downgrade under way).
+            + "  if [ -z \"$h\" ]; then\n"
             + "    e endpoint status >\"$t/status\"\n"
             + "    if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
             // Its storage version and any downgrade under way, as the server itself writes its Status

@@ -75,15 +75,7 @@ public final class CertificateMetricsModule implements MemberModule {
         values.put("MEMBER", member.name());
         values.put("PKI_DIR", EtcdLayout.PKI_DIR);
         values.put(TimerJob.Metrics.CONF_KEY, textfileDir);
-        StringBuilder text = new StringBuilder("# Managed by etcdwright: edits here are reverted by the next apply.\n"
-                + "# Read by " + SCRIPT + " as data: KEY=VALUE, the value taken literally.\n");
-        values.forEach((k, v) -> {
-            if (v.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-                throw new IllegalArgumentException(k + " holds a control character, which cannot be written into " + CONF);
-            }
-            text.append(k).append('=').append(v).append('\n');
-        });
-        return text.toString();
+        return TimerJob.confText(SCRIPT, CONF, values);
     }
 
     public static String service(String cluster, Member member) {

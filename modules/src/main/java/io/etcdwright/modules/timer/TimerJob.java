@@ -158,6 +158,22 @@ public record TimerJob(String script, String confDir, String stateDir, String se
         return changed || said.contains("changed") ? Outcome.CHANGED : Outcome.OK;
     }
 
+    /**
+     * A job's configuration text: KEY=VALUE lines its {@code script} reads as data, each value taken
+     * literally; a value with a control character (a line break would add a key) is refused.
+     */
+    public static String confText(String script, String conf, java.util.Map<String, String> values) {
+        StringBuilder text = new StringBuilder("# Managed by etcdwright: edits here are reverted by the next apply.\n"
+                + "# Read by " + script + " as data: KEY=VALUE, the value taken literally.\n");
+        values.forEach((k, v) -> {
+            if (v.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+                throw new IllegalArgumentException(k + " holds a control character, which cannot be written into " + conf);
+            }
+            text.append(k).append('=').append(v).append('\n');
+        });
+        return text.toString();
+    }
+
     /** The textfile directory a job's configuration text names; empty when it names none. */
     public static String textfileDir(String conf) {
         return conf.lines().filter(l -> l.startsWith(Metrics.CONF_KEY + "=")).map(l -> l.substring(Metrics.CONF_KEY.length() + 1))
