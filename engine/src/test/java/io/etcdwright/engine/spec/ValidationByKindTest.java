@@ -190,13 +190,17 @@ class ValidationByKindTest {
                 "demo.yaml:8:5: error: etcd.settings.force-new-cluster: etcdwright refuses this setting: it turns the member into a"
                         + " new one-member cluster every time it starts (a one-off recovery flag, never a desired state)",
                 "demo.yaml:9:5: error: etcd.settings.peer-auto-tls: etcdwright manages this setting: peers and clients always use"
-                        + " mutual TLS with the certificates it issues and installs; configure them through tls.pki"),
+                        + " mutual TLS with the certificates it issues and installs; configure them through tls.pki",
+                "demo.yaml:10:5: error: etcd.settings.enable-grpc-gateway: etcdwright manages this setting: status, the health"
+                        + " checks and the member facts ask etcd through its gRPC gateway, so it stays on (etcdwright turns it on"
+                        + " where a release needs telling, as 3.4 does)"),
                 specProblems(SPEC + """
                           settings:
                             strict-reconfig-check: false
                             discovery-srv: example.com
                             force-new-cluster: true
                             peer-auto-tls: true
+                            enable-grpc-gateway: false
                             quota-backend-bytes: 8589934592
                         """));
     }
