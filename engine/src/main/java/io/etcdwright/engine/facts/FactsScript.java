@@ -57,8 +57,10 @@ final class FactsScript {
     /**
      * $1 the properties to ask (comma-separated), $2 the number of units, then their names:
      * {@code systemctl show} of all of them at once into {@code etcdwright_units} (its blocks, one a
-     * unit, apart by empty lines), and {@code unit_show UNIT PROPERTY,...} for the probes, which
-     * prints that unit's lines of those properties as {@code systemctl show UNIT -p ...} does.
+     * unit, apart by empty lines), and {@code unit_show UNIT PROPERTY,... [PREFIX]} for the probes, which
+     * prints that unit's lines of those properties as {@code systemctl show UNIT -p ...} does, each
+     * after PREFIX. It is one process (awk reads the blocks from a here-document, which sh writes
+     * itself), not a pipeline: the facts script's time on a host is mostly the processes it starts.
      * Without systemd it prints nothing, as systemctl did.
      */
     private static final String UNITS = """
@@ -68,9 +70,12 @@ final class FactsScript {
               shift "$c"
               [ "$#" -gt 0 ] && systemctl show --timestamp=us+utc -p "$p" -- "$@" 2>/dev/null)
             shift "$n"
-            unit_show() { printf '%s\\n' "$etcdwright_units" | awk -v unit="$1" -v want=",$2," 'BEGIN { RS = ""; FS = "\\n" }
+            unit_show() { awk -v unit="$1" -v want=",$2," -v prefix="$3" 'BEGIN { RS = ""; FS = "\\n" }
               { hit = 0; for (i = 1; i <= NF; i++) if ($i == "Id=" unit) hit = 1
-                if (hit) for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); if (index(want, "," k ",")) print $i } }'; }
+                if (hit) for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); if (index(want, "," k ",")) print prefix $i } }' <<etcdwright_units_end
+            $etcdwright_units
+            etcdwright_units_end
+            }
             """;
 
     /** Takes this probe's argument count off the front. */

@@ -27,8 +27,9 @@ public record HostSetupFacts(boolean userExists, Map<String, String> dirs, java.
 
     /** The directories are the arguments. */
     private static final String SCRIPT = "id -u " + EtcdLayout.USER + " >/dev/null 2>&1 && echo user=1\n"
-            + "for d do [ -d \"$d\" ] || continue; stat -c 'dir=%n %a %U %G' -- \"$d\"\n"
-            + "  o=$(stat -c %U -- \"$d\"); [ -z \"$(find \"$d\" -xdev ! -user \"$o\" -print -quit 2>/dev/null)\" ] || echo \"mixed=$d\"\n"
+            // One stat a directory, its owner cut from that line by the shell (owner names hold no spaces).
+            + "for d do [ -d \"$d\" ] || continue; l=$(stat -c '%a %U %G' -- \"$d\") || continue; echo \"dir=$d $l\"\n"
+            + "  o=${l#* }; o=${o%% *}; [ -z \"$(find \"$d\" -xdev ! -user \"$o\" -print -quit 2>/dev/null)\" ] || echo \"mixed=$d\"\n"
             + "done\n"
             + "true\n";
 

@@ -33,15 +33,17 @@ public record InstallFacts(List<String> installedVersions, Optional<String> acti
             String root = EtcdLayout.INSTALL_ROOT;
             String bin = EtcdLayout.LINK_DIR;
             return "for d in " + root + "/v*; do [ -x \"$d/etcd\" ] && echo \"installed=${d##*/v}\"; done\n"
-                    + "echo \"active=$(readlink " + bin + "/etcd)\"\n"
                     // A binary is asked its version only when its link leaves the versioned
                     // directories: one there was run and checked when it was installed, and
                     // starting three Go programs on every host of every plan was most of this
                     // probe's time. A running member's own version also comes in its status.
+                    // Each link is read once (a process each).
                     + "for b in etcd etcdctl etcdutl; do\n"
+                    + "  l=$(readlink " + bin + "/$b)\n"
+                    + "  [ \"$b\" = etcd ] && echo \"active=$l\"\n"
                     + "  [ -x " + bin + "/$b ] || continue\n"
-                    + "  case $(readlink " + bin + "/$b) in\n"
-                    + "    " + root + "/v*/\"$b\") echo \"$b=$(readlink " + bin + "/$b)\" ;;\n"
+                    + "  case $l in\n"
+                    + "    " + root + "/v*/\"$b\") echo \"$b=$l\" ;;\n"
                     + "    *) if [ \"$b\" = etcd ]; then a=--version; else a=version; fi\n"
                     + "       echo \"$b=$(" + bin + "/$b \"$a\" 2>/dev/null | head -n1)\" ;;\n"
                     + "  esac\n"

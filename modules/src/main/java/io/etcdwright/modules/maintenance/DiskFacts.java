@@ -26,16 +26,19 @@ public record DiskFacts(OptionalLong totalBytes, OptionalLong freeBytes, Optiona
     /**
      * $1 the data directory. The probe file goes beside the data directory (never inside it), on the
      * same file system: in the data directory's parent, or in the data directory itself only when it
-     * is a mount point of its own; it is removed at once.
+     * is a mount point of its own; it is removed at once. Paths are absolute and normalized, so a parent is cut off by the shell ({@code ${p%/*}}), and dd
+     * reports its own time ("... copied, 0.0123 s, ..."): every process the facts script starts is
+     * about a millisecond of the host's CPU, on every host of every plan.
      */
     private static final String SCRIPT = "d=$1\n"
-            + "p=$d; while [ ! -d \"$p\" ]; do p=$(dirname -- \"$p\"); done\n"
+            + "p=$d; while [ ! -d \"$p\" ]; do u=${p%/*}; p=${u:-/}; done\n"
             + "df -PB1 -- \"$p\" | awk 'NR==2 {print \"total_bytes=\" $2; print \"free_bytes=\" $4}'\n"
-            + "t=$p\n"
-            + "if [ \"$p\" = \"$d\" ] && [ \"$(stat -c %d -- \"$d\")\" = \"$(stat -c %d -- \"$(dirname -- \"$d\")\")\" ]; then t=$(dirname -- \"$d\"); fi\n"
+            + "t=$p; u=${d%/*}; u=${u:-/}\n"
+            + "if [ \"$p\" = \"$d\" ]; then set -- $(stat -c %d -- \"$d\" \"$u\"); [ \"$1\" = \"$2\" ] && t=$u; fi\n"
             + "if f=$(mktemp -p \"$t\" .etcdwright-fsync.XXXXXX); then\n"
-            + "  s=$(date +%s%N)\n"
-            + "  if dd if=/dev/zero of=\"$f\" bs=8k count=" + WRITES + " oflag=dsync 2>/dev/null; then e=$(date +%s%N); echo \"fsync_total_ns=$((e - s))\"; fi\n"
+            + "  r=$(dd if=/dev/zero of=\"$f\" bs=8k count=" + WRITES + " oflag=dsync 2>&1) && case $r in\n"
+            + "    *' copied, '*' s,'*) r=${r##*copied, }; echo \"fsync_total_seconds=${r%% s,*}\" ;;\n"
+            + "  esac\n"
             + "  rm -f -- \"$f\"\n"
             + "fi\n";
 
@@ -59,11 +62,23 @@ public record DiskFacts(OptionalLong totalBytes, OptionalLong freeBytes, Optiona
             @Override
             public DiskFacts parse(String output) {
                 KeyValues kv = KeyValues.parse(output);
+                // fsync_total_ns: facts recorded before dd's own time was read.
                 OptionalLong fsync = kv.getLong("fsync_total_ns").map(ns -> OptionalLong.of(ns / WRITES / 1000))
-                        .orElse(OptionalLong.empty());
+                        .orElseGet(() -> kv.get("fsync_total_seconds").flatMap(DiskFacts::seconds)
+                                .map(seconds -> OptionalLong.of((long) (seconds * 1_000_000 / WRITES)))
+                                .orElse(OptionalLong.empty()));
                 return new DiskFacts(optional(kv.getLong("total_bytes")), optional(kv.getLong("free_bytes")), fsync);
             }
         }, "");
+    }
+
+    private static java.util.Optional<Double> seconds(String text) {
+        try {
+            double seconds = Double.parseDouble(text.strip());
+            return seconds >= 0 && Double.isFinite(seconds) ? java.util.Optional.of(seconds) : java.util.Optional.empty();
+        } catch (NumberFormatException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     private static OptionalLong optional(java.util.Optional<Long> value) {

@@ -218,6 +218,9 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
      * linearizably (as etcdctl 3.5.13+ does; a server without the field ignores it), and once more
      * serializably when that did not go through (no quorum): what a plan of a broken cluster needs.
      */
+    /** A glob of 16 lower-case hex digits: a raft snapshot's name is two of them (declared before the scripts built from it). */
+    private static final String HEX16 = "[0-9a-f]".repeat(16);
+
     /** Cluster-wide questions asked on the leader's host only, or on every host when none names a leader. */
     private static final String SCRIPT = script("[ -z \"$lead\" ] || [ \"$lead\" = 0 ] || [ \"$self\" = \"$lead\" ]");
     /** Cluster-wide questions asked on every host: when the leader is on no host that was asked. */
@@ -228,11 +231,16 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
         return "d=$1 port=$2\n"
             + "[ -d \"$d\" ] && echo data_dir=1\n"
             + "[ -d \"$d/member\" ] && echo member_data=1\n"
-            + "[ -d \"$d\" ] && echo \"data_bytes=$(du -sb -- \"$d\" | cut -f1)\"\n"
-            + "p=$d; while [ ! -d \"$p\" ]; do p=$(dirname -- \"$p\"); done\n"
-            + "echo \"free_bytes=$(df -PB1 -- \"$p\" | awk 'NR==2 {print $4}')\"\n"
-            // The newest raft snapshot: fixed-width hex names, so the last in order is the newest.
-            + "[ -d \"$d/member/snap\" ] && echo \"snap=$(ls -- \"$d/member/snap\" | grep -E '^[0-9a-f]{16}-[0-9a-f]{16}\\.snap$' | sort | tail -n 1)\"\n"
+            // Words split by the shell and its globs in place of cut, awk, ls, grep and sort: every
+            // process the facts script starts is about a millisecond of the host's CPU, on every
+            // host of every plan. (The arguments are in $d and $port from here on.)
+            + "[ -d \"$d\" ] && set -- $(du -sb -- \"$d\") && echo \"data_bytes=$1\"\n"
+            + "p=$d; while [ ! -d \"$p\" ]; do p=${p%/*}; p=${p:-/}; done\n"
+            // df -P: a header of seven words, then device, size, used, available, capacity, mount point.
+            + "set -- $(df -PB1 -- \"$p\"); echo \"free_bytes=${11}\"\n"
+            // The newest raft snapshot: fixed-width hex names, so the last in the glob's order is the newest.
+            + "if [ -d \"$d/member/snap\" ]; then n=; for f in \"$d\"/member/snap/*.snap; do f=${f##*/}; case $f in "
+            + HEX16 + "-" + HEX16 + ".snap) n=$f ;; esac; done; echo \"snap=$n\"; fi\n"
             // The member's own healthcheck client; the admin client where a host has no healthcheck
             // client yet (a cluster made by an etcdwright that put the admin key on every member).
             + "c=" + EtcdLayout.pkiFile(HostCertificates.HEALTHCHECK) + "; [ -r \"$c.key\" ] || c=" + EtcdLayout.pkiFile(HostCertificates.ADMIN) + "\n"
@@ -243,15 +251,16 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // A curl that takes several requests in one run, in parallel (7.66 and later): else etcdctl.
             + "  h=; command -v curl >/dev/null && curl -Z --next --version >/dev/null 2>&1 && h=1\n"
             // Options for one curl request; $c and the CA are fixed paths, so the words split safely.
-            + "  opts() { if [ \"$s\" = https ]; then echo \"-sS --connect-timeout 2 --max-time 3 --cacert " + ca + " --cert $c.crt --key $c.key\";"
-            + " else echo '-sS --connect-timeout 2 --max-time 3'; fi; }\n"
+            // (set in $O by the shell itself, not printed by a subshell: one process fewer a request)
+            + "  opts() { if [ \"$s\" = https ]; then O=\"-sS --connect-timeout 2 --max-time 3 --cacert " + ca + " --cert $c.crt --key $c.key\";"
+            + " else O='-sS --connect-timeout 2 --max-time 3'; fi; }\n"
             + "  e() { if [ \"$s\" = https ]; then ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"https://127.0.0.1:$port\""
             + " --cacert=" + ca + " --cert=\"$c.crt\""
             + " --key=\"$c.key\" --dial-timeout=2s --command-timeout=3s \"$@\" -w json;"
             + " else ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"http://127.0.0.1:$port\""
             + " --dial-timeout=2s --command-timeout=3s \"$@\" -w json; fi 2>/dev/null | tr -d '\\n'; }\n"
             + "  if [ -n \"$h\" ]; then\n"
-            + "    st() { u=$s://127.0.0.1:$port; curl $(opts) -X POST -d '{}' \"$u/v3/maintenance/status\" 2>/dev/null | tr -d '\\n' >\"$t/status\"; }\n"
+            + "    st() { u=$s://127.0.0.1:$port; opts; curl $O -X POST -d '{}' \"$u/v3/maintenance/status\" >\"$t/status\" 2>/dev/null; }\n"
             + "    st; if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
             // A member that serves no gRPC gateway (etcd 3.4 started from a config file that does not
             // enable it: '404 page not found') is asked with etcdctl, as without such a curl.
@@ -264,32 +273,37 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "    if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
             // Its storage version and any downgrade under way, as the server itself writes its Status
             // (the gateway, where it serves one): the etcdctl linked may be an older minor's, which drops those fields.
-            + "    if command -v curl >/dev/null; then curl $(opts) -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\""
-            + " 2>/dev/null | tr -d '\\n' >\"$t/ss\"; grep -q '\"header\"' \"$t/ss\" && mv \"$t/ss\" \"$t/server_status\"; fi\n"
+            + "    if command -v curl >/dev/null; then opts; curl $O -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\""
+            + " >\"$t/ss\" 2>/dev/null; grep -q '\"header\"' \"$t/ss\" && mv \"$t/ss\" \"$t/server_status\"; fi\n"
             + "  fi\n"
             // The gateway quotes 64-bit numbers, etcdctl does not.
             + "  sed -n 's/.*\"member_id\":\"\\{0,1\\}\\([0-9]*\\).*\"leader\":\"\\{0,1\\}\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
             + "  self= lead=; read -r self lead <\"$t/ids\"\n"
             + "  if " + asksForTheCluster + "; then\n"
             + "    if [ -n \"$h\" ]; then\n"
-            + "      u=$s://127.0.0.1:$port\n"
-            + "      curl -Z $(opts) -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
-            + " --next $(opts) -X POST -d '{\"action\":\"GET\"}' -o \"$t/alarms\" \"$u/v3/maintenance/alarm\""
-            + " --next $(opts) -o \"$t/health\" \"$u/health\" --next $(opts) -o \"$t/versions\" \"$u/version\" 2>/dev/null\n"
+            + "      u=$s://127.0.0.1:$port; opts\n"
+            + "      curl -Z $O -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
+            + " --next $O -X POST -d '{\"action\":\"GET\"}' -o \"$t/alarms\" \"$u/v3/maintenance/alarm\""
+            + " --next $O -o \"$t/health\" \"$u/health\" --next $O -o \"$t/versions\" \"$u/version\" 2>/dev/null\n"
             + "      grep -q '\"header\"' \"$t/members\" 2>/dev/null"
-            + " || curl $(opts) -X POST -d '{}' -o \"$t/members\" \"$u/v3/cluster/member/list\" 2>/dev/null\n"
+            + " || curl $O -X POST -d '{}' -o \"$t/members\" \"$u/v3/cluster/member/list\" 2>/dev/null\n"
             + "    else\n"
             + "      e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
-            + "      if command -v curl >/dev/null; then curl $(opts) \"$s://127.0.0.1:$port/version\" 2>/dev/null | tr -d '\\n' >\"$t/versions\"; fi\n"
+            + "      if command -v curl >/dev/null; then opts; curl $O \"$s://127.0.0.1:$port/version\" >\"$t/versions\" 2>/dev/null; fi\n"
             + "      wait\n"
             // etcdctl 3.5.13+ asks for the member list linearizably, which a member without quorum
             // cannot answer; the one it keeps locally (what a plan of a broken cluster needs) comes
             // from the gRPC gateway, serializable, when curl is there to ask.
             + "      if [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
-            + " curl $(opts) -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" 2>/dev/null | tr -d '\\n' >\"$t/members\"; fi\n"
+            + " opts; curl $O -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" >\"$t/members\" 2>/dev/null; fi\n"
             + "    fi\n"
             + "  fi\n"
-            + "  for k in status server_status members health alarms versions; do [ -f \"$t/$k\" ] && echo \"$k=$(tr -d '\\n' <\"$t/$k\")\"; done\n"
+            // Each answer on one line, KEY=JSON: the empty ones by the shell, the others by one awk.
+            + "  set --; for k in status server_status members health alarms versions; do\n"
+            + "    if [ -s \"$t/$k\" ]; then set -- \"$@\" \"$t/$k\"; elif [ -f \"$t/$k\" ]; then echo \"$k=\"; fi\n"
+            + "  done\n"
+            + "  [ \"$#\" -gt 0 ] && awk '{ k = FILENAME; sub(/.*\\//, \"\", k); if (k != last) { if (last != \"\") print \"\";"
+            + " printf \"%s=\", k; last = k } printf \"%s\", $0 } END { if (last != \"\") print \"\" }' \"$@\"\n"
             + "  rm -rf -- \"$t\"\n"
             + "fi\n";
     }

@@ -30,11 +30,10 @@ public record ServiceFacts(String activeState, boolean enabled, long restarts, b
         public String script() {
             // systemd is asked once for every probe's units (Probe.units): each call is a process and a
             // D-Bus round trip on the host.
+            // ExecMainStartTimestamp is read here, not turned into seconds on the host (two more
+            // processes); recordings made before still carry started=SECONDS, which is read first.
             return "[ -d /run/systemd/system ] && echo systemd=1\n"
-                    + "s=$(unit_show " + EtcdLayout.UNIT + " " + String.join(",", PROPERTIES) + ")\n"
-                    + "echo \"$s\"\n"
-                    + "t=$(echo \"$s\" | sed -n 's/^ExecMainStartTimestamp=//p')\n"
-                    + "[ -n \"$t\" ] && echo \"started=$(date -d \"$t\" +%s.%6N)\"\n";
+                    + "unit_show " + EtcdLayout.UNIT + " " + String.join(",", PROPERTIES) + "\n";
         }
 
         @Override
@@ -47,9 +46,28 @@ public record ServiceFacts(String activeState, boolean enabled, long restarts, b
             KeyValues kv = KeyValues.parse(output);
             return new ServiceFacts(kv.getOr("ActiveState", "unknown"), "enabled".equals(kv.getOr("UnitFileState", "")),
                     kv.getLong("NRestarts").orElse(0L), kv.isTrue("systemd"),
-                    io.etcdwright.engine.facts.FilesProbe.micros(kv.getOr("started", "0")), kv.isTrue("NeedDaemonReload"));
+                    kv.get("started").map(io.etcdwright.engine.facts.FilesProbe::micros)
+                            .orElseGet(() -> startMicros(kv.getOr("ExecMainStartTimestamp", ""))),
+                    kv.isTrue("NeedDaemonReload"));
         }
     };
+
+    /**
+     * "Fri 2026-11-27 23:50:01.123456 UTC", as {@code systemctl show --timestamp=us+utc} prints it, to
+     * microseconds since the epoch; 0 when empty (never started) or not in that form.
+     */
+    static long startMicros(String timestamp) {
+        String[] parts = timestamp.strip().split(" ");
+        if (parts.length != 4 || !parts[3].equals("UTC")) {
+            return 0;
+        }
+        try {
+            java.time.Instant at = java.time.LocalDateTime.parse(parts[1] + "T" + parts[2]).toInstant(java.time.ZoneOffset.UTC);
+            return at.getEpochSecond() * 1_000_000 + at.getNano() / 1_000;
+        } catch (java.time.format.DateTimeParseException e) {
+            return 0;
+        }
+    }
 
     public boolean running() {
         return "active".equals(activeState) || "activating".equals(activeState) || "reloading".equals(activeState);

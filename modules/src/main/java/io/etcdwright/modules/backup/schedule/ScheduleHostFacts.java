@@ -55,8 +55,8 @@ public record ScheduleHostFacts(boolean probed, Set<String> tools, boolean timer
             echo probed=1
             for t in bash curl openssl gzip sftp ssh; do command -v "$t" >/dev/null 2>&1 && echo "tool_$t=1"; done
             for t in etcdctl etcdutl; do [ -x "/usr/local/bin/$t" ] && echo "tool_$t=1"; done
-            unit_show "$1" UnitFileState,ActiveState | sed 's/^/timer_/'
-            unit_show "$2" Result,NeedDaemonReload | sed 's/^/service_/'
+            unit_show "$1" UnitFileState,ActiveState timer_
+            unit_show "$2" Result,NeedDaemonReload service_
             for f in last-run last-success; do
               [ -f "$3/$f.json" ] && { printf '%s=' "$f"; head -c 4096 "$3/$f.json" | base64 -w0; echo; }
             done
