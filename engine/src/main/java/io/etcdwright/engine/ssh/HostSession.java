@@ -91,10 +91,31 @@ public final class HostSession implements AutoCloseable {
             timedOut.set(true);
             channel.disconnect();
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        // jsch writes the command's output straight into stdout on its session thread and closes this
+        // sink at the command's EOF. Not channel.getInputStream(): that is a PipedInputStream, whose
+        // reader may sleep out a whole second (it waits in steps of 1 s and the last bytes do not
+        // always wake it), which was a 1 s stall in about a third of all no-op plans.
+        java.util.concurrent.CountDownLatch outputEnded = new java.util.concurrent.CountDownLatch(1);
+        OutputStream sink = new OutputStream() {
+            @Override
+            public void write(int b) {
+                stdout.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                stdout.write(b, off, len);
+            }
+
+            @Override
+            public void close() {
+                outputEnded.countDown();
+            }
+        };
         try {
             channel.setCommand(wire);
             channel.setErrStream(stderr, true);
-            InputStream out = channel.getInputStream();
+            channel.setOutputStream(sink, false);
             OutputStream in = channel.getOutputStream();
             channel.connect((int) Math.min(timeout.toMillis(), Integer.MAX_VALUE));
             boolean allSent = input == null || send(input, in);
@@ -105,7 +126,9 @@ public final class HostSession implements AutoCloseable {
                     throw e;
                 } // else the command closed its input itself: its exit status says why
             }
-            out.transferTo(stdout);
+            while (!outputEnded.await(20, TimeUnit.MILLISECONDS) && !channel.isClosed() && !timedOut.get()) {
+                // the output is still coming (or the channel closed without an EOF: checked above)
+            }
             while (!channel.isClosed() && !timedOut.get()) {
                 Thread.sleep(1); // the exit status arrives just after the last output
             }

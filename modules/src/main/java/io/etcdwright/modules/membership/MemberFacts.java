@@ -212,9 +212,11 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
      * <p>With curl (7.66 or later, as Debian 11, Ubuntu 20.04 and RHEL 9 ship it), through etcd's own HTTP endpoints: the
      * gRPC gateway (/v3/...) answers the same messages etcdctl prints, /health is the linearizable
      * read with the alarms that {@code etcdctl endpoint health} makes, and the leader's four
-     * questions go out at once on one HTTP/2 connection: one TLS handshake and one process instead
-     * of five Go binaries starting, each with handshakes of its own (a third of a no-op plan's CPU
-     * on the hosts, measured). Without such a curl, etcdctl as before. The member list is asked
+     * questions go out one after another on one connection: one TLS handshake and one process
+     * instead of five Go binaries starting, each with handshakes of its own (a third of a no-op
+     * plan's CPU on the hosts, measured). Not in parallel ({@code curl -Z}): curl's parallel mode
+     * sometimes missed the end of the alarm request (which etcd answers through raft) and slept out
+     * its one-second poll, under the load of a plan: a 1 s stall in about a third of no-op plans. Without such a curl, etcdctl as before. The member list is asked
      * linearizably (as etcdctl 3.5.13+ does; a server without the field ignores it), and once more
      * serializably when that did not go through (no quorum): what a plan of a broken cluster needs.
      */
@@ -282,7 +284,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "  if " + asksForTheCluster + "; then\n"
             + "    if [ -n \"$h\" ]; then\n"
             + "      u=$s://127.0.0.1:$port; opts\n"
-            + "      curl -Z $O -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
+            + "      curl $O -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
             + " --next $O -X POST -d '{\"action\":\"GET\"}' -o \"$t/alarms\" \"$u/v3/maintenance/alarm\""
             + " --next $O -o \"$t/health\" \"$u/health\" --next $O -o \"$t/versions\" \"$u/version\" 2>/dev/null\n"
             + "      grep -q '\"header\"' \"$t/members\" 2>/dev/null"
