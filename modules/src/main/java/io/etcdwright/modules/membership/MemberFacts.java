@@ -201,6 +201,9 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
         };
     }
 
+    /** A glob of 16 lower-case hex digits: a raft snapshot's name is two of them (declared before the scripts built from it). */
+    private static final String HEX16 = "[0-9a-f]".repeat(16);
+
     /**
      * $1 the data directory, $2 the client port. The local member is asked on the host itself, with
      * the member's own healthcheck client certificate: these facts must not depend on whether the
@@ -209,21 +212,20 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
      * alarms, the cluster version) is asked of the leader only, or of every member when none names
      * a leader (a cluster without quorum). The answers are JSON on one line each.
      *
-     * <p>With curl (7.66 or later, as Debian 11, Ubuntu 20.04 and RHEL 9 ship it), through etcd's own HTTP endpoints: the
+     * <p>With curl (any that takes several requests in one run with --next: 7.36, of 2014, or later), through etcd's own HTTP endpoints: the
      * gRPC gateway (/v3/...) answers the same messages etcdctl prints, /health is the linearizable
      * read with the alarms that {@code etcdctl endpoint health} makes, and the leader's four
      * questions go out one after another on one connection: one TLS handshake and one process
      * instead of five Go binaries starting, each with handshakes of its own (a third of a no-op
      * plan's CPU on the hosts, measured). Not in parallel ({@code curl -Z}): curl's parallel mode
      * sometimes missed the end of the alarm request (which etcd answers through raft) and slept out
-     * its one-second poll, under the load of a plan: a 1 s stall in about a third of no-op plans. Without such a curl, etcdctl as before. The member list is asked
+     * its one-second poll, under the load of a plan: a 1 s stall in about a third of no-op plans.
+     * Without curl, or when its answer is not etcd's, etcdctl as before. The member list is asked
      * linearizably (as etcdctl 3.5.13+ does; a server without the field ignores it), and once more
      * serializably when that did not go through (no quorum): what a plan of a broken cluster needs.
+     *
+     * <p>Here the cluster-wide questions are asked on the leader's host only, or on every host when none names a leader.
      */
-    /** A glob of 16 lower-case hex digits: a raft snapshot's name is two of them (declared before the scripts built from it). */
-    private static final String HEX16 = "[0-9a-f]".repeat(16);
-
-    /** Cluster-wide questions asked on the leader's host only, or on every host when none names a leader. */
     private static final String SCRIPT = script("[ -z \"$lead\" ] || [ \"$lead\" = 0 ] || [ \"$self\" = \"$lead\" ]");
     /** Cluster-wide questions asked on every host: when the leader is on no host that was asked. */
     private static final String SCRIPT_EVERYONE_ASKS = script("true");
@@ -250,8 +252,9 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // other one too when that does not answer: a config written but not yet restarted into.
             + "s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE + " 2>/dev/null && s=https o=http\n"
             + "if [ \"$(unit_show " + EtcdLayout.UNIT + " ActiveState)\" = ActiveState=active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; } && t=$(mktemp -d); then\n"
-            // A curl that takes several requests in one run, in parallel (7.66 and later): else etcdctl.
-            + "  h=; command -v curl >/dev/null && curl -Z --next --version >/dev/null 2>&1 && h=1\n"
+            // curl when there is one (no 'curl --version' first: a process of its own on every host);
+            // a status that is not etcd's answer falls back to etcdctl below.
+            + "  h=; command -v curl >/dev/null && h=1\n"
             // Options for one curl request; $c and the CA are fixed paths, so the words split safely.
             // (set in $O by the shell itself, not printed by a subshell: one process fewer a request)
             + "  opts() { if [ \"$s\" = https ]; then O=\"-sS --connect-timeout 2 --max-time 3 --cacert " + ca + " --cert $c.crt --key $c.key\";"
