@@ -25,7 +25,8 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
      * sha256sum for the digest-only ones, each numbered by one awk; one base64 a file whose text is
      * read, which the workstation hashes itself. A file's lines may so come in more than one
      * "@file N" block. Should a file go between the test and stat or sha256sum (their lines would
-     * no longer follow the numbers), each file is asked on its own instead.
+     * no longer follow the numbers), each file is asked on its own instead. {@code next_file} takes
+     * the next number off a list of them ($j) into $n, in the shell itself.
      */
     private static final String SCRIPT = """
             c=$# i=0 k= x= y= z=
@@ -37,15 +38,16 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
             shift "$c"
             number() { awk -v at="$1" -v key="$2" 'BEGIN { split(at, n, " ") } { h = $1; if (key == "sha256=") sub(/^\\\\/, "", h); else h = $0
               print "@file " n[NR]; print key h }'; }
+            next_file() { j=${j# }; n=${j%% *}; j=${j#* }; }
             if [ "$#" -gt 0 ]; then
               if m=$(stat -c 'meta=%a %U %G %.6Y' -- "$@" 2>/dev/null); then
                 number "$x" "" <<etcdwright_end
             $m
             etcdwright_end
               else
-                j=$x; for p do j=${j# }; echo "@file ${j%% *}"; j=${j#* }; stat -c 'meta=%a %U %G %.6Y' -- "$p" 2>/dev/null; done
+                j=$x; for p do next_file; echo "@file $n"; stat -c 'meta=%a %U %G %.6Y' -- "$p" 2>/dev/null; done
               fi
-              j=$x d=0; for p do j=${j# }; n=${j%% *}; j=${j#* }
+              j=$x d=0; for p do next_file
                 case " $y " in *" $n "*) echo "@file $n"; printf 'content='; base64 -w0 < "$p"; echo ;; *) set -- "$@" "$p"; d=$((d+1)) ;; esac
               done
               shift $(($# - d))
@@ -55,7 +57,7 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
             $h
             etcdwright_end
               else
-                j=$z; for p do j=${j# }; echo "@file ${j%% *}"; j=${j#* }; printf 'sha256='; sha256sum < "$p"; done
+                j=$z; for p do next_file; echo "@file $n"; printf 'sha256='; sha256sum < "$p"; done
               fi
             fi
             true

@@ -127,7 +127,7 @@ public final class HostSession implements AutoCloseable {
                 } // else the command closed its input itself: its exit status says why
             }
             while (!outputEnded.await(20, TimeUnit.MILLISECONDS) && !channel.isClosed() && !timedOut.get()) {
-                // the output is still coming (or the channel closed without an EOF: checked above)
+                // the output is still coming; a channel closed without an EOF, or timed out, ends the wait too
             }
             while (!channel.isClosed() && !timedOut.get()) {
                 Thread.sleep(1); // the exit status arrives just after the last output

@@ -26,9 +26,10 @@ public record DiskFacts(OptionalLong totalBytes, OptionalLong freeBytes, Optiona
     /**
      * $1 the data directory. The probe file goes beside the data directory (never inside it), on the
      * same file system: in the data directory's parent, or in the data directory itself only when it
-     * is a mount point of its own; it is removed at once. Paths are absolute and normalized, so a parent is cut off by the shell ({@code ${p%/*}}), and dd
-     * reports its own time ("... copied, 0.0123 s, ..."): every process the facts script starts is
-     * about a millisecond of the host's CPU, on every host of every plan.
+     * is a mount point of its own; it is removed at once. Paths are absolute and normalized, so the
+     * shell cuts off a parent itself ({@code ${p%/*}}), and dd reports its own time ("... copied,
+     * 0.0123 s, ..."): every process the facts script starts is about a millisecond of the host's
+     * CPU, on every host of every plan.
      */
     private static final String SCRIPT = "d=$1\n"
             + "p=$d; while [ ! -d \"$p\" ]; do u=${p%/*}; p=${u:-/}; done\n"
