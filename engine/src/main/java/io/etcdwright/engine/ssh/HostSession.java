@@ -84,6 +84,9 @@ public final class HostSession implements AutoCloseable {
         } catch (JSchException e) {
             throw lost(e);
         }
+        if (channel == null) { // jsch returns null when the session went down while opening the channel
+            throw lost(new JSchException("session is down"));
+        }
         ByteArrayOutputStream stdout = new ByteArrayOutputStream();
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
         AtomicBoolean timedOut = new AtomicBoolean();
@@ -333,6 +336,9 @@ public final class HostSession implements AutoCloseable {
         Channel probe = null;
         try {
             probe = session.openChannel("exec");
+            if (probe == null) {
+                return false; // jsch returns null when the session went down while opening the channel
+            }
             ((ChannelExec) probe).setCommand("true");
             probe.connect(LIVENESS_TIMEOUT_MS); // waits for the host's confirmation, or for the session to go down
             return true;
