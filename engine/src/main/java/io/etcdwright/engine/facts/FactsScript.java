@@ -56,25 +56,37 @@ final class FactsScript {
 
     /**
      * $1 the properties to ask (comma-separated), $2 the number of units, then their names:
-     * {@code systemctl show} of all of them at once into {@code etcdwright_units} (its blocks, one a
-     * unit, apart by empty lines), and {@code unit_show UNIT PROPERTY,... [PREFIX]} for the probes, which
+     * {@code systemctl show} of all of them at once, each line of its answer kept in
+     * {@code etcdwright_units} after its unit's name ({@code etcd.service ActiveState=active}; one
+     * awk, {@code units_by_id}, reads the blocks, one a unit, apart by empty lines, and finds each
+     * block's {@code Id=}), and {@code unit_show UNIT PROPERTY,... [PREFIX]} for the probes, which
      * prints that unit's lines of those properties as {@code systemctl show UNIT -p ...} does, each
-     * after PREFIX. It is one process (awk reads the blocks from a here-document, which sh writes
-     * itself), not a pipeline: the facts script's time on a host is mostly the processes it starts.
-     * Without systemd it prints nothing, as systemctl did.
+     * after PREFIX. unit_show is the shell's own loop over those lines, with no process of its own;
+     * it was an awk at every call, eight a host and plan, and the facts script's time on a host is
+     * mostly the processes it starts. Its variables are prefixed because it runs inside the
+     * probes' own code, and it gives back IFS and globbing as it found them. Without systemd it
+     * prints nothing, as systemctl did.
      */
     private static final String UNITS = """
+            units_by_id() { awk 'BEGIN { RS = ""; FS = "\\n" }
+              { id = ""; for (i = 1; i <= NF; i++) if ($i ~ /^Id=/) id = substr($i, 4)
+                for (i = 1; i <= NF; i++) print id " " $i }'; }
             p=$1 n=$2; shift 2
             etcdwright_units=$(c=$# i=0
               for a do [ "$i" -lt "$n" ] && set -- "$@" "$a"; i=$((i+1)); done
               shift "$c"
-              [ "$#" -gt 0 ] && systemctl show --timestamp=us+utc -p "$p" -- "$@" 2>/dev/null)
+              [ "$#" -gt 0 ] && systemctl show --timestamp=us+utc -p "$p" -- "$@" 2>/dev/null | units_by_id)
             shift "$n"
-            unit_show() { awk -v unit="$1" -v want=",$2," -v prefix="$3" 'BEGIN { RS = ""; FS = "\\n" }
-              { hit = 0; for (i = 1; i <= NF; i++) if ($i == "Id=" unit) hit = 1
-                if (hit) for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); if (index(want, "," k ",")) print prefix $i } }' <<etcdwright_units_end
-            $etcdwright_units
-            etcdwright_units_end
+            unit_show() {
+              etcdwright_ifs=$IFS; IFS='
+            '; set -f
+              for etcdwright_line in $etcdwright_units; do
+                case $etcdwright_line in "$1 "*)
+                  etcdwright_line=${etcdwright_line#"$1 "}
+                  case ",$2," in *",${etcdwright_line%%=*},"*) printf '%s%s\\n' "$3" "$etcdwright_line" ;; esac ;;
+                esac
+              done
+              IFS=$etcdwright_ifs; set +f
             }
             """;
 

@@ -101,17 +101,17 @@ class FactsScriptTest {
         // What 'systemctl show --timestamp=us+utc -p Id,... -- etcd.service x.timer' prints: a block a unit.
         String shown = "ActiveState=active\nId=etcd.service\nUnitFileState=enabled\nNRestarts=2\n\n"
                 + "UnitFileState=disabled\nActiveState=inactive\nId=x.timer\n";
-        String fake = "etcdwright_units='" + shown + "'\n";
+        String fake = "etcdwright_units=$(printf '%s' '" + shown + "' | units_by_id)\n";
         List<UnitsProbe> probes = List.of(
-                new UnitsProbe("service", fake + "unit_show etcd.service ActiveState,UnitFileState",
+                new UnitsProbe("service", fake + "unit_show etcd.service ActiveState,UnitFileState; v='a b'; set -- $v /bi?; echo \"$# $3\"",
                         List.of(new UnitProperties("etcd.service", List.of("ActiveState", "UnitFileState")))),
                 new UnitsProbe("member", fake + "[ \"$(unit_show etcd.service ActiveState)\" = ActiveState=active ] && echo up",
                         List.of(new UnitProperties("etcd.service", List.of("ActiveState")))),
-                new UnitsProbe("timer", fake + "unit_show x.timer UnitFileState | sed 's/^/timer_/'; unit_show y.timer ActiveState",
+                new UnitsProbe("timer", fake + "unit_show x.timer UnitFileState,ActiveStat timer_; unit_show y.timer ActiveState; unit_show x ActiveState",
                         List.of(new UnitProperties("x.timer", List.of("UnitFileState")))));
         Map<String, String> sections = FactsScript.split(runFacts(probes));
-        assertEquals("ActiveState=active\nUnitFileState=enabled", sections.get("service").strip(),
-                "that unit's lines of those properties, in systemd's order");
+        assertEquals("ActiveState=active\nUnitFileState=enabled\n3 /bin", sections.get("service").strip(),
+                "that unit's lines of those properties, in systemd's order; then words split and globs expand as before");
         assertEquals("up", sections.get("member").strip());
         assertEquals("timer_UnitFileState=disabled", sections.get("timer").strip(), "a unit systemd did not show: nothing");
 
