@@ -251,7 +251,7 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // The scheme its config serves on loopback (https when both are, as while moving to TLS); the
             // other one too when that does not answer: a config written but not yet restarted into.
             + "s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE + " 2>/dev/null && s=https o=http\n"
-            + "if [ \"$(unit_show " + EtcdLayout.UNIT + " ActiveState)\" = ActiveState=active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; } && t=$(mktemp -d); then\n"
+            + "if [ \"$(unit_show " + EtcdLayout.UNIT + " ActiveState)\" = ActiveState=active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; }; then\n"
             // curl when there is one (no 'curl --version' first: a process of its own on every host);
             // a status that is not etcd's answer falls back to etcdctl below.
             + "  h=; command -v curl >/dev/null && h=1\n"
@@ -264,27 +264,39 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + " --key=\"$c.key\" --dial-timeout=2s --command-timeout=3s \"$@\" -w json;"
             + " else ETCDCTL_API=3 " + EtcdLayout.LINK_DIR + "/etcdctl --endpoints=\"http://127.0.0.1:$port\""
             + " --dial-timeout=2s --command-timeout=3s \"$@\" -w json; fi 2>/dev/null | tr -d '\\n'; }\n"
+            // The member's own status is kept in a variable, not a file: a member that is not asked
+            // about the cluster starts no mktemp, grep, sed, awk or rm for it (one process each).
+            + "  status= server_status=\n"
             + "  if [ -n \"$h\" ]; then\n"
-            + "    st() { u=$s://127.0.0.1:$port; opts; curl $O -X POST -d '{}' \"$u/v3/maintenance/status\" >\"$t/status\" 2>/dev/null; }\n"
-            + "    st; if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
+            + "    st() { u=$s://127.0.0.1:$port; opts; status=$(curl $O -X POST -d '{}' \"$u/v3/maintenance/status\" 2>/dev/null); }\n"
+            + "    st; if [ -z \"$status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
             // A member that serves no gRPC gateway (etcd 3.4 started from a config file that does not
             // enable it: '404 page not found') is asked with etcdctl, as without such a curl.
-            + "    grep -q '\"header\"' \"$t/status\" || { h=; s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE
-            + " 2>/dev/null && s=https o=http; }\n"
+            + "    case $status in *'\"header\"'*) ;; *) h=; s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE
+            + " 2>/dev/null && s=https o=http ;; esac\n"
             + "  fi\n"
             // With the gateway, the status is the server's own (its storage version, any downgrade under way).
             + "  if [ -z \"$h\" ]; then\n"
-            + "    e endpoint status >\"$t/status\"\n"
-            + "    if [ ! -s \"$t/status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; e endpoint status >\"$t/status\"; fi\n"
+            + "    status=$(e endpoint status)\n"
+            + "    if [ -z \"$status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; status=$(e endpoint status); fi\n"
             // Its storage version and any downgrade under way, as the server itself writes its Status
             // (the gateway, where it serves one): the etcdctl linked may be an older minor's, which drops those fields.
-            + "    if command -v curl >/dev/null; then opts; curl $O -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\""
-            + " >\"$t/ss\" 2>/dev/null; grep -q '\"header\"' \"$t/ss\" && mv \"$t/ss\" \"$t/server_status\"; fi\n"
+            + "    if command -v curl >/dev/null; then opts; server_status=$(curl $O -X POST -d '{}' \"$s://127.0.0.1:$port/v3/maintenance/status\""
+            + " 2>/dev/null); case $server_status in *'\"header\"'*) ;; *) server_status= ;; esac; fi\n"
             + "  fi\n"
-            // The gateway quotes 64-bit numbers, etcdctl does not.
-            + "  sed -n 's/.*\"member_id\":\"\\{0,1\\}\\([0-9]*\\).*\"leader\":\"\\{0,1\\}\\([0-9]*\\).*/\\1 \\2/p' \"$t/status\" >\"$t/ids\"\n"
-            + "  self= lead=; read -r self lead <\"$t/ids\"\n"
-            + "  if " + asksForTheCluster + "; then\n"
+            // KEY=ANSWER on one line (JSON may be printed over several), by printf: echo would read
+            // the backslashes of JSON's escapes.
+            + "  nl='\n'\n"
+            + "  answer() { v=$2; while :; do case $v in *\"$nl\"*) v=${v%%\"$nl\"*}${v#*\"$nl\"} ;; *) break ;; esac; done;"
+            + " printf '%s=%s\\n' \"$1\" \"$v\"; }\n"
+            + "  answer status \"$status\"; [ -z \"$server_status\" ] || answer server_status \"$server_status\"\n"
+            // The ids, by the shell's own patterns. The gateway quotes 64-bit numbers, etcdctl does not.
+            + "  self= lead=\n"
+            + "  case $status in *'\"member_id\":'*'\"leader\":'*)\n"
+            + "    v=${status#*'\"member_id\":'}; v=${v#'\"'}; self=${v%%[!0-9]*}\n"
+            + "    v=${status#*'\"leader\":'}; v=${v#'\"'}; lead=${v%%[!0-9]*} ;;\n"
+            + "  esac\n"
+            + "  if " + asksForTheCluster + " && t=$(mktemp -d); then\n"
             + "    if [ -n \"$h\" ]; then\n"
             + "      u=$s://127.0.0.1:$port; opts\n"
             + "      curl $O -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
@@ -302,14 +314,14 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "      if [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
             + " opts; curl $O -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" >\"$t/members\" 2>/dev/null; fi\n"
             + "    fi\n"
-            + "  fi\n"
             // Each answer on one line, KEY=JSON: the empty ones by the shell, the others by one awk.
-            + "  set --; for k in status server_status members health alarms versions; do\n"
-            + "    if [ -s \"$t/$k\" ]; then set -- \"$@\" \"$t/$k\"; elif [ -f \"$t/$k\" ]; then echo \"$k=\"; fi\n"
-            + "  done\n"
-            + "  [ \"$#\" -gt 0 ] && awk '{ k = FILENAME; sub(/.*\\//, \"\", k); if (k != last) { if (last != \"\") print \"\";"
+            + "    set --; for k in members health alarms versions; do\n"
+            + "      if [ -s \"$t/$k\" ]; then set -- \"$@\" \"$t/$k\"; elif [ -f \"$t/$k\" ]; then echo \"$k=\"; fi\n"
+            + "    done\n"
+            + "    [ \"$#\" -gt 0 ] && awk '{ k = FILENAME; sub(/.*\\//, \"\", k); if (k != last) { if (last != \"\") print \"\";"
             + " printf \"%s=\", k; last = k } printf \"%s\", $0 } END { if (last != \"\") print \"\" }' \"$@\"\n"
-            + "  rm -rf -- \"$t\"\n"
+            + "    rm -rf -- \"$t\"\n"
+            + "  fi\n"
             + "fi\n";
     }
 
