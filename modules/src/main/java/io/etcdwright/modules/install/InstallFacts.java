@@ -37,9 +37,14 @@ public record InstallFacts(List<String> installedVersions, Optional<String> acti
                     // directories: one there was run and checked when it was installed, and
                     // starting three Go programs on every host of every plan was most of this
                     // probe's time. A running member's own version also comes in its status.
-                    // Each link is read once (a process each).
+                    // The three links are read by one readlink when all three are links whose
+                    // targets are one word each (as etcdwright makes them), else one at a time.
+                    + "set --; if [ -L " + bin + "/etcd ] && [ -L " + bin + "/etcdctl ] && [ -L " + bin + "/etcdutl ]; then\n"
+                    + "  set -f; set -- $(readlink -- " + bin + "/etcd " + bin + "/etcdctl " + bin + "/etcdutl); set +f\n"
+                    + "fi\n"
+                    + "k=$#\n"
                     + "for b in etcd etcdctl etcdutl; do\n"
-                    + "  l=$(readlink " + bin + "/$b)\n"
+                    + "  if [ \"$k\" -eq 3 ]; then l=$1; shift; else l=$(readlink " + bin + "/$b); fi\n"
                     + "  [ \"$b\" = etcd ] && echo \"active=$l\"\n"
                     + "  [ -x " + bin + "/$b ] || continue\n"
                     + "  case $l in\n"

@@ -33,15 +33,17 @@ public record DiskFacts(OptionalLong totalBytes, OptionalLong freeBytes, Optiona
      */
     private static final String SCRIPT = "d=$1\n"
             + "p=$d; while [ ! -d \"$p\" ]; do u=${p%/*}; p=${u:-/}; done\n"
-            + "df -PB1 -- \"$p\" | awk 'NR==2 {print \"total_bytes=\" $2; print \"free_bytes=\" $4}'\n"
+            // df -P: a header of seven words, then device, size, used, available, capacity, mount point.
+            + "set -- $(df -PB1 -- \"$p\"); [ \"$#\" -ge 11 ] && echo \"total_bytes=$9\" && echo \"free_bytes=${11}\"\n"
             + "t=$p; u=${d%/*}; u=${u:-/}\n"
             + "if [ \"$p\" = \"$d\" ]; then set -- $(stat -c %d -- \"$d\" \"$u\"); [ \"$1\" = \"$2\" ] && t=$u; fi\n"
-            + "if f=$(mktemp -p \"$t\" .etcdwright-fsync.XXXXXX); then\n"
-            + "  r=$(dd if=/dev/zero of=\"$f\" bs=8k count=" + WRITES + " oflag=dsync 2>&1) && case $r in\n"
-            + "    *' copied, '*' s,'*) r=${r##*copied, }; echo \"fsync_total_seconds=${r%% s,*}\" ;;\n"
-            + "  esac\n"
-            + "  rm -f -- \"$f\"\n"
-            + "fi\n";
+            // dd makes the file itself, and only a new one (conv=excl: O_EXCL, which follows no link
+            // put there), so no mktemp; it is removed unless it was there before dd (not this run's).
+            + "f=$t/.etcdwright-fsync.$$\n"
+            + "r=$(dd if=/dev/zero of=\"$f\" bs=8k count=" + WRITES + " oflag=dsync conv=excl 2>&1) && case $r in\n"
+            + "  *' copied, '*' s,'*) r=${r##*copied, }; echo \"fsync_total_seconds=${r%% s,*}\" ;;\n"
+            + "esac\n"
+            + "case $r in *'File exists'*) ;; *) rm -f -- \"$f\" ;; esac\n";
 
     public static Probe<DiskFacts> probe(EtcdLayout layout) {
         return new LaterProbe<>(new Probe<>() {

@@ -4,7 +4,13 @@ import io.etcdwright.engine.facts.Probe;
 import io.etcdwright.engine.spec.EtcdSettings;
 import io.etcdwright.engine.spec.Ports;
 import io.etcdwright.modules.EtcdLayout;
+import io.etcdwright.engine.ssh.LocalHost;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.util.List;
 import java.util.Map;
@@ -21,9 +27,29 @@ class DiskFactsTest {
     void theDataDirectoryIsAnArgumentNeverPartOfTheScript() {
         assertEquals(List.of("/var/lib/etcd; rm -rf /"), PROBE.arguments());
         assertFalse(PROBE.script().contains("/var/lib/etcd"));
-        // The probe file goes beside the data directory and is removed; nothing inside it is written.
-        assertTrue(PROBE.script().contains("mktemp -p \"$t\" .etcdwright-fsync.XXXXXX"), PROBE.script());
-        assertTrue(PROBE.script().contains("rm -f -- \"$f\""), PROBE.script());
+    }
+
+    @Test
+    void measuresBesideTheDataDirectoryAndLeavesNothingBehind(@TempDir Path dir) throws Exception {
+        LocalHost host = new LocalHost(dir);
+        Path parent = Files.createDirectories(dir.resolve("var lib $(touch pwned-disk)"));
+        Path data = Files.createDirectories(parent.resolve("etcd"));
+        Files.writeString(data.resolve("db"), "x");
+        for (Path dataDir : List.of(data, parent.resolve("not-yet"))) {
+            Probe<DiskFacts> probe = DiskFacts.probe(new EtcdLayout(dataDir.toString(), 2379, 2380));
+            LocalHost.Run run = host.run(new RemoteCommand.Script(probe.script(), probe.arguments()), new byte[0], false);
+            DiskFacts facts = probe.parse(run.stdout());
+            assertTrue(facts.totalBytes().orElse(0) > 0 && facts.freeBytes().isPresent(), run.stdout() + run.stderr());
+            assertTrue(facts.fsyncMicros().isPresent(), run.stdout() + run.stderr());
+            // The probe file went beside the data directory, and is gone; nothing was written inside it.
+            try (var left = Files.list(parent)) {
+                assertEquals(List.of("etcd"), left.map(f -> f.getFileName().toString()).toList(), run.stdout());
+            }
+            try (var inside = Files.list(data)) {
+                assertEquals(List.of("db"), inside.map(f -> f.getFileName().toString()).toList());
+            }
+        }
+        host.assertNoMarkers();
     }
 
     @Test
