@@ -31,13 +31,14 @@ public final class SshAlgorithms {
     private SshAlgorithms() {
     }
 
-    /** BouncyCastle's X25519 and Ed25519 (and Ed448) for every session of this process. */
+    /** BouncyCastle's X25519, Ed25519 (and Ed448) and the exchange hash's SHA-256 for every session of this process. */
     static void useBouncyCastleCurves() {
         // Global in jsch: the user key's signature is made through JSch's own configuration.
         JSch.setConfig("xdh", "com.jcraft.jsch.bc.XDH");
         JSch.setConfig("keypairgen.eddsa", "com.jcraft.jsch.bc.KeyPairGenEdDSA");
         JSch.setConfig("ssh-ed25519", "com.jcraft.jsch.bc.SignatureEd25519");
         JSch.setConfig("ssh-ed448", "com.jcraft.jsch.bc.SignatureEd448");
+        JSch.setConfig("sha-256", BouncyCastleSha256.class.getName());
     }
 
     /** No algorithm tried out at connect time: {@code SshAlgorithmsTest} proves them all at build time. */

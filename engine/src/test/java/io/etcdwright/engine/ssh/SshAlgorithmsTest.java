@@ -118,6 +118,29 @@ class SshAlgorithmsTest {
         assertTrue(verifier.verify(wire("ssh-ed25519", jdkSignature)));
     }
 
+    @Test
+    void theKeyExchangeHashesWithBouncyCastlesSha256AsTheJdkDoes() throws Exception {
+        assertEquals(BouncyCastleSha256.class.getName(), JSch.getConfig("sha-256"));
+        com.jcraft.jsch.HASH ours = new BouncyCastleSha256();
+        com.jcraft.jsch.HASH jschs = instance("com.jcraft.jsch.jce.SHA256", com.jcraft.jsch.HASH.class);
+        byte[] data = new byte[3000];
+        new java.util.Random(7).nextBytes(data);
+        for (com.jcraft.jsch.HASH hash : List.of(ours, jschs)) {
+            hash.init();
+            hash.update(data, 0, 1000);
+            hash.update(data, 1000, 2000);
+        }
+        byte[] expected = java.security.MessageDigest.getInstance("SHA-256").digest(data);
+        assertTrue(Arrays.equals(expected, ours.digest()));
+        assertTrue(Arrays.equals(expected, jschs.digest()));
+        assertEquals(jschs.getBlockSize(), ours.getBlockSize());
+        assertEquals(jschs.name(), ours.name());
+        // Used again for the next key derivation after init.
+        ours.init();
+        ours.update(data, 0, 3);
+        assertTrue(Arrays.equals(java.security.MessageDigest.getInstance("SHA-256").digest(Arrays.copyOf(data, 3)), ours.digest()));
+    }
+
     private static byte[] wire(String type, byte[] signature) {
         byte[] name = type.getBytes(StandardCharsets.US_ASCII);
         return java.nio.ByteBuffer.allocate(8 + name.length + signature.length)
