@@ -15,10 +15,27 @@ final class Shell {
     /** Quotes one word so that sh sees it as one literal word, whatever it contains. */
     static String quote(String word) {
         requireArgument(word);
-        if (!word.isEmpty() && word.matches("[A-Za-z0-9_./:=@%+,-]+")) {
-            return word;
+        return isPlain(word) ? word : ShellQuoting.word(word);
+    }
+
+    /**
+     * Made only of [A-Za-z0-9_./:=@%+,-], which sh reads literally. A loop, not String.matches:
+     * every argument of every remote command comes here (sixty a host for the facts script), and
+     * matches compiles its pattern at each call.
+     */
+    private static boolean isPlain(String word) {
+        if (word.isEmpty()) {
+            return false;
         }
-        return ShellQuoting.word(word);
+        for (int i = 0; i < word.length(); i++) {
+            char c = word.charAt(i);
+            boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "_./:=@%+,-".indexOf(c) >= 0;
+            if (!plain) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static String join(List<String> words) {
