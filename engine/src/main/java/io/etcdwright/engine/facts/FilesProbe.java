@@ -22,8 +22,8 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
      *
      * <p>Every process the facts script starts is about a millisecond of the host's CPU, on every
      * host of every plan, so the files are asked in bulk: one stat for all that exist and one
-     * sha256sum for the digest-only ones, each numbered by one awk; one base64 a file whose text is
-     * read, which the workstation hashes itself. A file's lines may so come in more than one
+     * sha256sum for the digest-only ones, their lines numbered by the shell's own loop (not awk);
+     * one base64 a file whose text is read, which the workstation hashes itself. A file's lines may so come in more than one
      * "@file N" block. Should a file go between the test and stat or sha256sum (their lines would
      * no longer follow the numbers), each file is asked on its own instead. {@code next_file} takes
      * the next number off a list of them ($j) into $n, in the shell itself.
@@ -36,9 +36,9 @@ public record FilesProbe(String name, List<String> paths, Set<String> readConten
               i=$((i+1)) k=
             done
             shift "$c"
-            number() { awk -v at="$1" -v key="$2" 'BEGIN { split(at, n, " ") } { h = $1; if (key == "sha256=") sub(/^\\\\/, "", h); else h = $0
-              print "@file " n[NR]; print key h }'; }
             next_file() { j=${j# }; n=${j%% *}; j=${j#* }; }
+            number() { j=$1; while IFS= read -r l; do next_file; echo "@file $n"
+              if [ "$2" = sha256= ]; then l=${l%% *}; l=${l#\\\\}; fi; printf '%s%s\\n' "$2" "$l"; done; }
             if [ "$#" -gt 0 ]; then
               if m=$(stat -c 'meta=%a %U %G %.6Y' -- "$@" 2>/dev/null); then
                 number "$x" "" <<etcdwright_end

@@ -250,7 +250,9 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "c=" + EtcdLayout.pkiFile(HostCertificates.HEALTHCHECK) + "; [ -r \"$c.key\" ] || c=" + EtcdLayout.pkiFile(HostCertificates.ADMIN) + "\n"
             // The scheme its config serves on loopback (https when both are, as while moving to TLS); the
             // other one too when that does not answer: a config written but not yet restarted into.
-            + "s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE + " 2>/dev/null && s=https o=http\n"
+            // (read by the shell's own loop, not grep: a process fewer on every host)
+            + "serves_tls() { while IFS= read -r l || [ -n \"$l\" ]; do case $l in *'https://127.0.0.1:'*) return 0 ;; esac; done; return 1; }\n"
+            + "s=http o=https; serves_tls 2>/dev/null <" + EtcdLayout.CONFIG_FILE + " && s=https o=http\n"
             + "if [ \"$(unit_show " + EtcdLayout.UNIT + " ActiveState)\" = ActiveState=active ] && { [ \"$s\" = http ] || [ -r \"$c.key\" ]; }; then\n"
             // curl when there is one (no 'curl --version' first: a process of its own on every host);
             // a status that is not etcd's answer falls back to etcdctl below.
@@ -272,8 +274,8 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "    st; if [ -z \"$status\" ] && { [ \"$o\" = http ] || [ -r \"$c.key\" ]; }; then s=$o; st; fi\n"
             // A member that serves no gRPC gateway (etcd 3.4 started from a config file that does not
             // enable it: '404 page not found') is asked with etcdctl, as without such a curl.
-            + "    case $status in *'\"header\"'*) ;; *) h=; s=http o=https; grep -q 'https://127.0.0.1:' " + EtcdLayout.CONFIG_FILE
-            + " 2>/dev/null && s=https o=http ;; esac\n"
+            + "    case $status in *'\"header\"'*) ;; *) h=; s=http o=https; serves_tls 2>/dev/null <" + EtcdLayout.CONFIG_FILE
+            + " && s=https o=http ;; esac\n"
             + "  fi\n"
             // With the gateway, the status is the server's own (its storage version, any downgrade under way).
             + "  if [ -z \"$h\" ]; then\n"
@@ -296,15 +298,25 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             + "    v=${status#*'\"member_id\":'}; v=${v#'\"'}; self=${v%%[!0-9]*}\n"
             + "    v=${status#*'\"leader\":'}; v=${v#'\"'}; lead=${v%%[!0-9]*} ;;\n"
             + "  esac\n"
-            + "  if " + asksForTheCluster + " && t=$(mktemp -d); then\n"
+            + "  if " + asksForTheCluster + "; then\n"
             + "    if [ -n \"$h\" ]; then\n"
-            + "      u=$s://127.0.0.1:$port; opts\n"
-            + "      curl $O -X POST -d '{\"linearizable\":true}' -o \"$t/members\" \"$u/v3/cluster/member/list\""
-            + " --next $O -X POST -d '{\"action\":\"GET\"}' -o \"$t/alarms\" \"$u/v3/maintenance/alarm\""
-            + " --next $O -o \"$t/health\" \"$u/health\" --next $O -o \"$t/versions\" \"$u/version\" 2>/dev/null\n"
-            + "      grep -q '\"header\"' \"$t/members\" 2>/dev/null"
-            + " || curl $O -X POST -d '{}' -o \"$t/members\" \"$u/v3/cluster/member/list\" 2>/dev/null\n"
-            + "    else\n"
+            // The four answers through one curl on one connection, into a variable: each followed by
+            // a line of its own that curl writes after the transfer, answered or not (-w), and cut
+            // off by the shell's patterns: no temporary files, so no mktemp, grep, awk or rm on the
+            // leader, whose probe is the longest of a plan. etcd's JSON holds no raw newline.
+            + "      u=$s://127.0.0.1:$port; opts; m=\"$nl@etcdwright-answer@\"\n"
+            + "      a=$(curl $O -X POST -d '{\"linearizable\":true}' -w \"${m}members$nl\" \"$u/v3/cluster/member/list\""
+            + " --next $O -X POST -d '{\"action\":\"GET\"}' -w \"${m}alarms$nl\" \"$u/v3/maintenance/alarm\""
+            + " --next $O -w \"${m}health$nl\" \"$u/health\" --next $O -w \"${m}versions$nl\" \"$u/version\" 2>/dev/null)\n"
+            + "      for k in members alarms health versions; do\n"
+            + "        case $a in *\"$m$k\"*) v=${a%%\"$m$k\"*} a=${a#*\"$m$k\"} ;; *) v= ;; esac; a=${a#\"$nl\"}\n"
+            // etcdctl 3.5.13+ and a linearizable list need quorum; the one a member keeps locally
+            // (what a plan of a broken cluster needs) is asked serializably when that did not go through.
+            + "        if [ \"$k\" = members ]; then case $v in *'\"header\"'*) ;; *)"
+            + " v=$(curl $O -X POST -d '{}' \"$u/v3/cluster/member/list\" 2>/dev/null) ;; esac; fi\n"
+            + "        answer \"$k\" \"$v\"\n"
+            + "      done\n"
+            + "    elif t=$(mktemp -d); then\n"
             + "      e member list >\"$t/members\" & e endpoint health >\"$t/health\" & e alarm list >\"$t/alarms\" &\n"
             + "      if command -v curl >/dev/null; then opts; curl $O \"$s://127.0.0.1:$port/version\" >\"$t/versions\" 2>/dev/null; fi\n"
             + "      wait\n"
@@ -313,14 +325,14 @@ public record MemberFacts(boolean dataDirExists, boolean hasMemberData, long dat
             // from the gRPC gateway, serializable, when curl is there to ask.
             + "      if [ ! -s \"$t/members\" ] && command -v curl >/dev/null; then"
             + " opts; curl $O -X POST -d '{}' \"$s://127.0.0.1:$port/v3/cluster/member/list\" >\"$t/members\" 2>/dev/null; fi\n"
-            + "    fi\n"
             // Each answer on one line, KEY=JSON: the empty ones by the shell, the others by one awk.
-            + "    set --; for k in members health alarms versions; do\n"
-            + "      if [ -s \"$t/$k\" ]; then set -- \"$@\" \"$t/$k\"; elif [ -f \"$t/$k\" ]; then echo \"$k=\"; fi\n"
-            + "    done\n"
-            + "    [ \"$#\" -gt 0 ] && awk '{ k = FILENAME; sub(/.*\\//, \"\", k); if (k != last) { if (last != \"\") print \"\";"
+            + "      set --; for k in members health alarms versions; do\n"
+            + "        if [ -s \"$t/$k\" ]; then set -- \"$@\" \"$t/$k\"; elif [ -f \"$t/$k\" ]; then echo \"$k=\"; fi\n"
+            + "      done\n"
+            + "      [ \"$#\" -gt 0 ] && awk '{ k = FILENAME; sub(/.*\\//, \"\", k); if (k != last) { if (last != \"\") print \"\";"
             + " printf \"%s=\", k; last = k } printf \"%s\", $0 } END { if (last != \"\") print \"\" }' \"$@\"\n"
-            + "    rm -rf -- \"$t\"\n"
+            + "      rm -rf -- \"$t\"\n"
+            + "    fi\n"
             + "  fi\n"
             + "fi\n";
     }

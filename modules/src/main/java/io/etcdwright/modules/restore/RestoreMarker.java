@@ -113,7 +113,8 @@ public record RestoreMarker(String snapshotSha256, String token, State state, Op
 
             @Override
             public String script() {
-                return "cat -- \"$1\" 2>/dev/null; true";
+                // The shell's own loop, not cat: a process fewer on every host of every plan.
+                return "[ -f \"$1\" ] && while IFS= read -r l || [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done <\"$1\"; true";
             }
 
             @Override
