@@ -12,9 +12,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.bouncycastle.asn1.ASN1Encodable;
 import org.bouncycastle.asn1.ASN1OctetString;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
@@ -77,26 +75,11 @@ public record CertificateInfo(
 
     /** As {@link #parse(String)}, naming {@code source} (e.g. "h1:/etc/etcd/pki/server.crt") in errors. */
     public static CertificateInfo parse(String pem, String source) {
-        CertificateInfo known = pem == null ? null : READ.get(pem);
-        if (known != null) {
-            return known;
-        }
-        CertificateInfo info = of(Pem.readCertificate(pem, source), source);
-        if (READ.size() < READ_LIMIT) {
-            READ.put(pem, info);
-        }
-        return info;
+        return READ.get(pem, () -> of(Pem.readCertificate(pem, source), source));
     }
 
-    /**
-     * Certificates this process has read, by their PEM text. One plan reads the same text several
-     * times (the facts view, the renewal policy's two questions), and the CA and client certificates
-     * are the same text on every host: a fleet's plan parsed each of them dozens of times, a tenth of
-     * its JVM's samples. The same text is the same certificate, so the answer is the same; only a
-     * failure names its source, and failures are not kept. Bounded, for a long fleet run.
-     */
-    private static final Map<String, CertificateInfo> READ = new ConcurrentHashMap<>();
-    private static final int READ_LIMIT = 4096;
+    /** Each PEM text's answer, once a process (see {@link ReadOnce}). */
+    private static final ReadOnce<CertificateInfo> READ = new ReadOnce<>();
 
     public static CertificateInfo of(X509Certificate certificate) {
         return of(certificate, "certificate " + certificate.getSubjectX500Principal().getName());

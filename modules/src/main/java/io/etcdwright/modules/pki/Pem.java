@@ -76,8 +76,18 @@ public final class Pem {
         return readCertificates(pem, source).get(0);
     }
 
-    /** Every certificate in {@code pem}, in order; at least one, or a {@link PkiException}. */
+    /**
+     * Every certificate in {@code pem}, in order; at least one, or a {@link PkiException}. Each text
+     * is parsed once a process (BouncyCastle's PEM reader, then the JDK's): a fleet's plan read
+     * every cluster's CA for each host's checks, a tenth of its JVM's samples.
+     */
     public static List<X509Certificate> readCertificates(String pem, String source) {
+        return CERTIFICATES.get(pem, () -> parseCertificates(pem, source));
+    }
+
+    private static final ReadOnce<List<X509Certificate>> CERTIFICATES = new ReadOnce<>();
+
+    private static List<X509Certificate> parseCertificates(String pem, String source) {
         List<X509Certificate> certificates = new ArrayList<>();
         boolean sawPrivateKey = false;
         for (Object object : parseAll(pem, source)) {
