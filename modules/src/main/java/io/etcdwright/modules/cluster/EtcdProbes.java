@@ -16,6 +16,7 @@ import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.config.HostSetupFacts;
 import io.etcdwright.modules.install.InstallFacts;
 import io.etcdwright.modules.membership.MemberFacts;
+import io.etcdwright.modules.pki.CertificatesReadEarly;
 import io.etcdwright.modules.pki.HostCertificates;
 import io.etcdwright.modules.restore.RestoreMarker;
 import io.etcdwright.modules.service.ServiceFacts;
@@ -28,7 +29,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** Every module's probes for one layout: all of them run in the single facts script of a host. */
-public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, FilesProbe files,
+public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Probe<Map<String, FileState>> files,
                          Probe<MemberFacts> member, Probe<Map<String, FileState>> backupFiles,
                          Probe<Optional<RestoreMarker>> restoreMarker, Probe<Map<String, FileState>> pkiFiles,
                          Probe<DiskFacts> disk) {
@@ -40,8 +41,9 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
     static final Probe<Map<String, FileState>> DEFRAG_FILES = new LaterProbe<>(new FilesProbe("defrag_files",
             DefragScheduleModule.JOB.files(), Set.copyOf(DefragScheduleModule.READABLE)), "");
     /** The member's healthcheck client (certificate readable, key by digest): added later, as above. */
-    private static final Probe<Map<String, FileState>> PKI_FILES = new LaterProbe<>(
-            new FilesProbe("pki_files", HostCertificates.laterPaths(), Set.of(HostCertificates.laterPaths().get(0))), "");
+    private static final Probe<Map<String, FileState>> PKI_FILES = new LaterProbe<>(new CertificatesReadEarly(
+            new FilesProbe("pki_files", HostCertificates.laterPaths(), Set.of(HostCertificates.laterPaths().get(0))),
+            Set.of(HostCertificates.laterPaths().get(0))), "");
 
 
     public static EtcdProbes of(EtcdLayout layout) {
@@ -55,7 +57,8 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Fil
         readable.addAll(HostCertificates.certPaths());
         // A restore in flight (its marker beside the data directory) is finished by the next apply:
         // its own probe, so facts recorded before it still load (as no marker).
-        return new EtcdProbes(layout, HostSetupFacts.probe(layout), new FilesProbe("etcd_files", paths, readable),
+        return new EtcdProbes(layout, HostSetupFacts.probe(layout),
+                new CertificatesReadEarly(new FilesProbe("etcd_files", paths, readable), Set.copyOf(HostCertificates.certPaths())),
                 MemberFacts.probe(layout), BACKUP_FILES, new LaterProbe<>(RestoreMarker.probe(layout), ""), PKI_FILES,
                 DiskFacts.probe(layout));
     }

@@ -81,6 +81,11 @@ public record CertificateInfo(
     /** Each PEM text's answer, once a process (see {@link ReadOnce}). */
     private static final ReadOnce<CertificateInfo> READ = new ReadOnce<>();
 
+    /** Whether {@code pem} was parsed already (and so its answer kept). */
+    static boolean alreadyRead(String pem) {
+        return READ.has(pem);
+    }
+
     public static CertificateInfo of(X509Certificate certificate) {
         return of(certificate, "certificate " + certificate.getSubjectX500Principal().getName());
     }

@@ -27,4 +27,9 @@ final class ReadOnce<V> {
         }
         return value;
     }
+
+    /** Whether {@code text}'s answer is kept. */
+    boolean has(String text) {
+        return text != null && read.containsKey(text);
+    }
 }
