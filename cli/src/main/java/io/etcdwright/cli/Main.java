@@ -24,6 +24,7 @@ public final class Main {
     public static final int CHANGES = 2;
 
     public static void main(String[] args) {
+        WarmUp.start(args);
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

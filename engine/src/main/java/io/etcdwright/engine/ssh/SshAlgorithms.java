@@ -1,7 +1,13 @@
 package io.etcdwright.engine.ssh;
 
+import com.jcraft.jsch.Cipher;
+import com.jcraft.jsch.HASH;
 import com.jcraft.jsch.JSch;
+import com.jcraft.jsch.KeyPairGenEdDSA;
+import com.jcraft.jsch.Random;
 import com.jcraft.jsch.Session;
+import com.jcraft.jsch.SignatureEdDSA;
+import com.jcraft.jsch.XDH;
 
 import java.util.List;
 
@@ -39,6 +45,56 @@ public final class SshAlgorithms {
         JSch.setConfig("ssh-ed25519", "com.jcraft.jsch.bc.SignatureEd25519");
         JSch.setConfig("ssh-ed448", "com.jcraft.jsch.bc.SignatureEd448");
         JSch.setConfig("sha-256", BouncyCastleSha256.class.getName());
+    }
+
+    /**
+     * Runs a handshake's cryptography once, with throw-away keys: the random source's seeding, an
+     * X25519 agreement, an Ed25519 key pair, signature and check, the exchange hash and a packet of
+     * ChaCha20-Poly1305. Meant for a thread of its own at start-up, while the main thread still reads
+     * the command line and the input: the first handshakes then find these classes initialised (the
+     * random source, BouncyCastle's precomputed tables) and their loops compiled, where every
+     * connection of a run would otherwise start them cold at the same moment, interpreted, about
+     * 70 ms of a core. Only a warm-up: any failure is left to the connections, which report it.
+     */
+    public static void warmUp() {
+        useBouncyCastleCurves();
+        try {
+            byte[] data = new byte[64];
+            create("random", Random.class).fill(data, 0, data.length);
+            XDH ours = create("xdh", XDH.class);
+            XDH theirs = create("xdh", XDH.class);
+            ours.init("X25519", 32);
+            theirs.init("X25519", 32);
+            ours.getSecret(theirs.getQ());
+            KeyPairGenEdDSA keys = create("keypairgen.eddsa", KeyPairGenEdDSA.class);
+            keys.init("Ed25519", 32);
+            SignatureEdDSA signer = create("ssh-ed25519", SignatureEdDSA.class);
+            signer.init();
+            signer.setPrvKey(keys.getPrv());
+            signer.update(data);
+            byte[] signature = signer.sign();
+            SignatureEdDSA verifier = create("ssh-ed25519", SignatureEdDSA.class);
+            verifier.init();
+            verifier.setPubKey(keys.getPub());
+            verifier.update(data);
+            verifier.verify(signature);
+            HASH hash = create("sha-256", HASH.class);
+            hash.init();
+            hash.update(data, 0, data.length);
+            hash.digest();
+            Cipher cipher = create("chacha20-poly1305@openssh.com", Cipher.class);
+            cipher.init(Cipher.ENCRYPT_MODE, new byte[64], new byte[cipher.getIVSize()]);
+            byte[] packet = new byte[4 + 4096 + cipher.getTagSize()];
+            cipher.update(0);
+            cipher.update(packet, 0, 4, packet, 0);
+            cipher.doFinal(packet, 4, 4096, packet, 4);
+        } catch (Exception | LinkageError ignored) {
+            // Nothing depends on it: a connection that meets the same problem reports it.
+        }
+    }
+
+    private static <T> T create(String algorithm, Class<T> type) throws ReflectiveOperationException {
+        return Class.forName(JSch.getConfig(algorithm)).asSubclass(type).getDeclaredConstructor().newInstance();
     }
 
     /** No algorithm tried out at connect time: {@code SshAlgorithmsTest} proves them all at build time. */

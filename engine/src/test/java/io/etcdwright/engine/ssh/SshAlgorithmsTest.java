@@ -159,4 +159,18 @@ class SshAlgorithmsTest {
         signature.init();
         return signature;
     }
+
+    @Test
+    void theWarmUpRunsTheHandshakesAlgorithmsAndLeavesFailuresToTheConnections() {
+        SshAlgorithms.warmUp();
+        assertEquals("com.jcraft.jsch.bc.XDH", JSch.getConfig("xdh"), "the warm-up runs what connections run");
+        String random = JSch.getConfig("random");
+        try {
+            JSch.setConfig("random", "com.example.MissingRandom");
+            // A connection that needs the missing class reports it; the warm-up only stops.
+            org.junit.jupiter.api.Assertions.assertDoesNotThrow(SshAlgorithms::warmUp);
+        } finally {
+            JSch.setConfig("random", random);
+        }
+    }
 }
