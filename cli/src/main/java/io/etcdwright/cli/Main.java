@@ -72,6 +72,13 @@ public final class Main {
      */
     static CommandLine commandLine(String[] args) {
         CommandLine cli = new CommandLine(new Main());
+        if (!asksForVersion(args)) {
+            // picocli copies the version text into each subcommand it adds (the INHERIT scope), and
+            // so asks the provider every time: the full text reads the version catalogue, a third of
+            // the main thread's start-up, for a line no command but -V prints. The catalogue is then
+            // read where it is used, or sooner by the warm-up thread (WarmUp).
+            cli.getCommandSpec().versionProvider(() -> new String[]{"etcdwright " + BuildInfo.current().describe()});
+        }
         String first = args.length == 0 ? "" : args[0];
         if (first.equals("certs") && args.length > 1 && args[1].equals("issue-reader")) {
             // 'certs' itself requires -i/-f, which picocli would demand before its subcommand's own.
@@ -82,6 +89,11 @@ public final class Main {
                 .filter(c -> c.getAnnotation(Command.class).name().equals(first)).toList();
         (named.isEmpty() ? SUBCOMMANDS : named).forEach(cli::addSubcommand);
         return cli;
+    }
+
+    /** Whether the command line asks for the version text (-V or --version, on any command). */
+    static boolean asksForVersion(String[] args) {
+        return List.of(args).contains("-V") || List.of(args).contains("--version");
     }
 
     /** 'certs' as the parent of its subcommands only: their options are their own. */

@@ -2,22 +2,23 @@ package io.etcdwright.cli;
 
 import io.etcdwright.engine.source.SchemaCheck;
 import io.etcdwright.engine.ssh.SshAlgorithms;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.util.List;
 import java.util.Set;
 
 /**
  * Work a command is sure to do, begun on a second thread at start-up, while the main thread reads
- * the command line, the catalogue and the input files: compiling the JSON Schemas the input is
- * checked against (Jackson's start-up alone loads the JDK's locale data for its date formats, about
- * 45 ms), and, for commands that reach hosts, one run of the SSH handshake's cryptography
+ * the command line and the input files: reading the version catalogue (about 60 ms), compiling the
+ * JSON Schemas the input is checked against (Jackson's start-up alone loads the JDK's locale data
+ * for its date formats, about 45 ms), and, for commands that reach hosts, one run of the SSH handshake's cryptography
  * ({@link SshAlgorithms#warmUp}). Either would otherwise run cold on the main thread or on every
  * connection's at once. The process is short and the machine has a second core: a no-op plan of
  * five members is some 5% faster (docs/performance.md).
  *
  * <p>Nothing waits for this thread and nothing depends on it: the main thread compiles a schema
- * itself when it gets there first (the JVM then lets one of them initialise it while the other
- * waits), and a daemon thread does not keep the process alive.
+ * itself when it gets there first (the JVM and the schemas' map let one of them do it while the
+ * other waits), and a daemon thread does not keep the process alive.
  */
 final class WarmUp {
     /** Commands that open SSH connections (not with --facts, which plans offline). */
@@ -35,6 +36,7 @@ final class WarmUp {
         }
         boolean ssh = reachesHosts(args);
         Thread thread = new Thread(() -> {
+            VersionCatalogue.builtIn();
             SchemaCheck.of(SchemaCheck.INVENTORY_SCHEMA);
             SchemaCheck.of(SchemaCheck.CLUSTER_SCHEMA);
             if (ssh) {

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class VersionAndCompletionTest {
@@ -41,6 +42,12 @@ class VersionAndCompletionTest {
         assertEquals("3.5", json.path("etcd_minors").get(1).path("minor").asText(), json.toString());
         assertEquals("3.5.32", json.path("etcd_minors").get(1).path("minimum_patch_before_next_minor").asText());
         assertTrue(run("--version").contains("etcd minors: 3.4, 3.5"));
+        // A subcommand's -V is the same text: the catalogue is read for it, though not for the
+        // subcommand's own runs.
+        assertTrue(run("plan", "-V").contains("etcd minors: 3.4, 3.5"), run("plan", "-V"));
+        assertTrue(run("validate", "--version").contains("etcd minors: 3.4, 3.5"));
+        assertTrue(Main.asksForVersion(new String[]{"plan", "-V"}));
+        assertFalse(Main.asksForVersion(new String[]{"plan", "-i", "hosts.yaml", "-f", "spec.yaml"}));
     }
 
     /** The script bash gets: loaded by a real bash, it completes commands and a command's options. */
