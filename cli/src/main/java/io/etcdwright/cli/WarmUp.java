@@ -9,9 +9,9 @@ import java.util.Set;
 
 /**
  * Work a command is sure to do, begun on a second thread at start-up, while the main thread reads
- * the command line and the input files: reading the version catalogue (about 60 ms), compiling the
- * JSON Schemas the input is checked against (Jackson's start-up alone loads the JDK's locale data
- * for its date formats, about 45 ms), and, for commands that reach hosts, one run of the SSH handshake's cryptography
+ * the command line and the input files: compiling the JSON Schemas the input is checked against
+ * (Jackson's start-up alone loads the JDK's locale data for its date formats, about 45 ms), reading
+ * the version catalogue (about 60 ms), and, for commands that reach hosts, one run of the SSH handshake's cryptography
  * ({@link SshAlgorithms#warmUp}). Either would otherwise run cold on the main thread or on every
  * connection's at once. The process is short and the machine has a second core: a no-op plan of
  * five members is some 5% faster (docs/performance.md).
@@ -36,9 +36,11 @@ final class WarmUp {
         }
         boolean ssh = reachesHosts(args);
         Thread thread = new Thread(() -> {
-            VersionCatalogue.builtIn();
+            // In the order the main thread needs them: the inventory is read first, then the spec,
+            // then the spec is checked against the catalogue.
             SchemaCheck.of(SchemaCheck.INVENTORY_SCHEMA);
             SchemaCheck.of(SchemaCheck.CLUSTER_SCHEMA);
+            VersionCatalogue.builtIn();
             if (ssh) {
                 SshAlgorithms.warmUp();
             }
