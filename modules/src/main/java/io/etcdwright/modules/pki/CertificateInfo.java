@@ -27,6 +27,7 @@ import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.SubjectKeyIdentifier;
+import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateHolder;
 
 /**
@@ -75,7 +76,10 @@ public record CertificateInfo(
 
     /** As {@link #parse(String)}, naming {@code source} (e.g. "h1:/etc/etcd/pki/server.crt") in errors. */
     public static CertificateInfo parse(String pem, String source) {
-        return READ.get(pem, () -> of(Pem.readCertificate(pem, source), source));
+        return READ.get(pem, () -> {
+            Pem.ParsedCertificate first = Pem.readParsed(pem, source).get(0);
+            return of(first.certificate(), first.holder(), source);
+        });
     }
 
     /** Each PEM text's answer, once a process (see {@link ReadOnce}). */
@@ -92,7 +96,15 @@ public record CertificateInfo(
 
     private static CertificateInfo of(X509Certificate certificate, String source) {
         try {
-            JcaX509CertificateHolder holder = new JcaX509CertificateHolder(certificate);
+            return of(certificate, new JcaX509CertificateHolder(certificate), source);
+        } catch (CertificateEncodingException e) {
+            throw new PkiException("damaged certificate in " + source + ": " + Pem.describe(e), e);
+        }
+    }
+
+    /** From both libraries' reading of one certificate: BouncyCastle's for its names and extensions. */
+    private static CertificateInfo of(X509Certificate certificate, X509CertificateHolder holder, String source) {
+        try {
             X500Name subjectName = holder.getSubject();
             List<String> commonNames = attributes(subjectName, BCStyle.CN);
             List<String> dnsNames = new ArrayList<>();

@@ -82,17 +82,26 @@ public final class Pem {
      * every cluster's CA for each host's checks, a tenth of its JVM's samples.
      */
     public static List<X509Certificate> readCertificates(String pem, String source) {
+        return readParsed(pem, source).stream().map(ParsedCertificate::certificate).toList();
+    }
+
+    /** A certificate as both libraries read it: BouncyCastle's holder (its names, its extensions) and the JDK's. */
+    record ParsedCertificate(X509CertificateHolder holder, X509Certificate certificate) {
+    }
+
+    /** The certificates of {@code pem} with BouncyCastle's holders, which {@link CertificateInfo} reads without a third parse. */
+    static List<ParsedCertificate> readParsed(String pem, String source) {
         return CERTIFICATES.get(pem, () -> parseCertificates(pem, source));
     }
 
-    private static final ReadOnce<List<X509Certificate>> CERTIFICATES = new ReadOnce<>();
+    private static final ReadOnce<List<ParsedCertificate>> CERTIFICATES = new ReadOnce<>();
 
-    private static List<X509Certificate> parseCertificates(String pem, String source) {
-        List<X509Certificate> certificates = new ArrayList<>();
+    private static List<ParsedCertificate> parseCertificates(String pem, String source) {
+        List<ParsedCertificate> certificates = new ArrayList<>();
         boolean sawPrivateKey = false;
         for (Object object : parseAll(pem, source)) {
             if (object instanceof X509CertificateHolder holder) {
-                certificates.add(toCertificate(holder, source));
+                certificates.add(new ParsedCertificate(holder, toCertificate(holder, source)));
             } else if (isPrivateKey(object)) {
                 sawPrivateKey = true;
             }

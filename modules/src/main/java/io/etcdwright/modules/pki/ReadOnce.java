@@ -10,7 +10,8 @@ import java.util.function.Supplier;
  * client certificates are the same text on every host of a cluster: a fleet's plan parsed each of
  * them dozens of times. The same text gives the same answer, so it is kept; only a failure names
  * its source, and failures are not kept (the supplier's exception passes through). Bounded, for a
- * long fleet run: past the bound, answers are still given, just not kept.
+ * long fleet run: past the bound, answers are still given, just not kept. A text being parsed is
+ * waited for, not parsed again beside it.
  */
 final class ReadOnce<V> {
     private static final int LIMIT = 4096;
@@ -21,11 +22,12 @@ final class ReadOnce<V> {
         if (known != null) {
             return known;
         }
-        V value = parse.get();
-        if (text != null && read.size() < LIMIT) {
-            read.put(text, value);
+        if (text == null || read.size() >= LIMIT) {
+            return parse.get();
         }
-        return value;
+        // One parse of a text at a time: the workers that read five hosts' facts at once all meet
+        // the cluster's CA at the same moment, and would each parse it, cold.
+        return read.computeIfAbsent(text, t -> parse.get());
     }
 
     /** Whether {@code text}'s answer is kept. */

@@ -2,6 +2,7 @@ package io.etcdwright.modules.pki;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,6 +22,39 @@ class ReadOnceTest {
     }
 
     @Test
+    void aTextParsedByOneThreadIsWaitedForByTheOthers() throws Exception {
+        ReadOnce<Object> once = new ReadOnce<>();
+        AtomicInteger parses = new AtomicInteger();
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(5);
+        try {
+            List<java.util.concurrent.Future<Object>> answers = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    return once.get("the cluster's CA", () -> {
+                        parses.incrementAndGet();
+                        try {
+                            Thread.sleep(50);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return new Object();
+                    });
+                }));
+            }
+            start.countDown();
+            Object first = answers.get(0).get();
+            for (java.util.concurrent.Future<Object> answer : answers) {
+                assertSame(first, answer.get());
+            }
+            assertEquals(1, parses.get(), "five workers meeting one text at once parse it once");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void pastTheBoundAnswersAreGivenButNotKept() {
         ReadOnce<Integer> once = new ReadOnce<>();
         for (int i = 0; i < 4096; i++) {
@@ -36,7 +70,7 @@ class ReadOnceTest {
     void theSameCertificateTextGivesTheSameCertificates() {
         String pem = Pem.certificate(CertificateAuthority.generate("read once", KeyAlgorithm.ECDSA_P256,
                 java.time.Duration.ofDays(30), Fixtures.CLOCK).certificate());
-        assertSame(Pem.readCertificates(pem, "a"), Pem.readCertificates(pem, "b"));
+        assertSame(Pem.readCertificates(pem, "a").get(0), Pem.readCertificates(pem, "b").get(0));
         assertSame(CertificateInfo.parse(pem, "a"), CertificateInfo.parse(pem, "b"));
     }
 }
