@@ -9,6 +9,7 @@ import io.etcdwright.engine.source.Location;
 import io.etcdwright.engine.source.Problem;
 import io.etcdwright.engine.source.YamlDocument;
 import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.inventory.InventoryLoader;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.spec.Member;
 
@@ -113,26 +114,6 @@ final class Fleet {
                    PrintWriter out, PrintWriter err) {
         long started = System.nanoTime();
         List<FleetOptions.Input> inputs = options.inputs();
-        List<Optional<DesiredState>> loaded = new ArrayList<>();
-        List<Result> invalid = new ArrayList<>();
-        List<Problem> allProblems = new ArrayList<>();
-        for (FleetOptions.Input input : inputs) {
-            try {
-                loaded.add(Optional.of(DesiredStateLoader.load(input.inventory(), input.spec())));
-            } catch (InvalidInputException e) {
-                loaded.add(Optional.empty());
-                allProblems.addAll(e.problems());
-                invalid.add(new Result(input, Optional.empty(), new Outcome(Verdict.INVALID, Main.ERROR,
-                        String.join("\n", e.problems().stream().map(p -> SecretRedaction.redact(p.toString())).toList()) + "\n",
-                        null, Map.of()), e.problems(), 0));
-            }
-        }
-        List<Problem> conflicts = conflicts(inputs, loaded);
-        if (!conflicts.isEmpty()) {
-            allProblems.addAll(conflicts);
-            throw new InvalidInputException(allProblems.stream().distinct().toList());
-        }
-
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.parallel, Math.max(1, inputs.size())), r -> {
             Thread t = new Thread(r, "etcdwright-fleet");
             t.setDaemon(true);
@@ -140,6 +121,26 @@ final class Fleet {
         });
         List<Future<Result>> running = new ArrayList<>();
         try {
+            List<Optional<DesiredState>> loaded = new ArrayList<>();
+            List<Result> invalid = new ArrayList<>();
+            List<Problem> allProblems = new ArrayList<>();
+            for (Future<DesiredState> load : loadAll(inputs, pool)) {
+                FleetOptions.Input input = inputs.get(loaded.size());
+                try {
+                    loaded.add(Optional.of(joined(load)));
+                } catch (InvalidInputException e) {
+                    loaded.add(Optional.empty());
+                    allProblems.addAll(e.problems());
+                    invalid.add(new Result(input, Optional.empty(), new Outcome(Verdict.INVALID, Main.ERROR,
+                            String.join("\n", e.problems().stream().map(p -> SecretRedaction.redact(p.toString())).toList()) + "\n",
+                            null, Map.of()), e.problems(), 0));
+                }
+            }
+            List<Problem> conflicts = conflicts(inputs, loaded);
+            if (!conflicts.isEmpty()) {
+                allProblems.addAll(conflicts);
+                throw new InvalidInputException(allProblems.stream().distinct().toList());
+            }
             for (int i = 0; i < inputs.size(); i++) {
                 FleetOptions.Input input = inputs.get(i);
                 Optional<DesiredState> desired = loaded.get(i);
@@ -191,6 +192,37 @@ final class Fleet {
             throw new IllegalStateException(e.getCause());
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Every input read and checked, before any host is contacted, on the fleet's threads: each
+     * inventory once however many specs name it (a fleet's specs often share one, which was read
+     * and checked again for each), each spec on its own.
+     */
+    private static List<Future<DesiredState>> loadAll(List<FleetOptions.Input> inputs, ExecutorService pool) {
+        Map<Path, Future<InventoryLoader.Outcome>> inventories = new LinkedHashMap<>();
+        List<Future<DesiredState>> loads = new ArrayList<>();
+        for (FleetOptions.Input input : inputs) {
+            Future<InventoryLoader.Outcome> inventory = inventories.computeIfAbsent(input.inventory(),
+                    path -> pool.submit(() -> InventoryLoader.read(path)));
+            loads.add(pool.submit(() -> DesiredStateLoader.load(joined(inventory), input.spec())));
+        }
+        return loads;
+    }
+
+    /** A load's answer, or what it threw (an InvalidInputException is the input's own problems). */
+    private static <T> T joined(Future<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the fleet's input", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(e.getCause());
         }
     }
 

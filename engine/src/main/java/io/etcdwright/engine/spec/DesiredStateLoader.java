@@ -50,8 +50,19 @@ public final class DesiredStateLoader {
     }
 
     private static DesiredState load(Path inventoryFile, Path specFile, VersionRules rules, boolean offline) {
+        return load(InventoryLoader.read(inventoryFile, offline), specFile, rules);
+    }
+
+    /**
+     * As {@link #load(Path, Path)}, with the inventory already read ({@link InventoryLoader#read}):
+     * a fleet's specs often share one inventory, read once for all of them.
+     */
+    public static DesiredState load(InventoryLoader.Outcome inventoryOutcome, Path specFile) {
+        return load(inventoryOutcome, specFile, VersionRules.installed());
+    }
+
+    private static DesiredState load(InventoryLoader.Outcome inventoryOutcome, Path specFile, VersionRules rules) {
         Problems problems = new Problems();
-        InventoryLoader.Outcome inventoryOutcome = InventoryLoader.read(inventoryFile, offline);
         problems.addAll(inventoryOutcome.problems());
         Optional<ClusterSpecLoader.Read> spec = ClusterSpecLoader.read(specFile, problems, rules);
 
