@@ -9,6 +9,7 @@ import io.etcdwright.engine.source.Location;
 import io.etcdwright.engine.source.Problem;
 import io.etcdwright.engine.source.YamlDocument;
 import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.engine.exec.Parallel;
 import io.etcdwright.engine.inventory.InventoryLoader;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.engine.spec.Member;
@@ -127,7 +128,7 @@ final class Fleet {
             for (Future<DesiredState> load : loadAll(inputs, pool)) {
                 FleetOptions.Input input = inputs.get(loaded.size());
                 try {
-                    loaded.add(Optional.of(joined(load)));
+                    loaded.add(Optional.of(Parallel.await(load)));
                 } catch (InvalidInputException e) {
                     loaded.add(Optional.empty());
                     allProblems.addAll(e.problems());
@@ -206,24 +207,9 @@ final class Fleet {
         for (FleetOptions.Input input : inputs) {
             Future<InventoryLoader.Outcome> inventory = inventories.computeIfAbsent(input.inventory(),
                     path -> pool.submit(() -> InventoryLoader.read(path)));
-            loads.add(pool.submit(() -> DesiredStateLoader.load(joined(inventory), input.spec())));
+            loads.add(pool.submit(() -> DesiredStateLoader.load(Parallel.await(inventory), input.spec())));
         }
         return loads;
-    }
-
-    /** A load's answer, or what it threw (an InvalidInputException is the input's own problems). */
-    private static <T> T joined(Future<T> future) {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading the fleet's input", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause());
-        }
     }
 
     private static Result runOne(FleetOptions.Input input, DesiredState desired, Work work) {

@@ -39,7 +39,8 @@ public final class Parallel {
         }
     }
 
-    private static <R> R await(Future<R> future) {
+    /** A future's answer, or what its work threw (unchecked as it was; an interrupt as IllegalStateException). */
+    public static <R> R await(Future<R> future) {
         try {
             return future.get();
         } catch (InterruptedException e) {
