@@ -122,19 +122,21 @@ final class Fleet {
         });
         List<Future<Result>> running = new ArrayList<>();
         try {
+            // Per input, by its index: the desired state, or (when the input is not usable) its result.
+            List<Future<DesiredState>> loads = loadAll(inputs, pool);
             List<Optional<DesiredState>> loaded = new ArrayList<>();
-            List<Result> invalid = new ArrayList<>();
+            List<Optional<Result>> invalid = new ArrayList<>();
             List<Problem> allProblems = new ArrayList<>();
-            for (Future<DesiredState> load : loadAll(inputs, pool)) {
-                FleetOptions.Input input = inputs.get(loaded.size());
+            for (int i = 0; i < inputs.size(); i++) {
                 try {
-                    loaded.add(Optional.of(Parallel.await(load)));
+                    loaded.add(Optional.of(Parallel.await(loads.get(i))));
+                    invalid.add(Optional.empty());
                 } catch (InvalidInputException e) {
                     loaded.add(Optional.empty());
                     allProblems.addAll(e.problems());
-                    invalid.add(new Result(input, Optional.empty(), new Outcome(Verdict.INVALID, Main.ERROR,
+                    invalid.add(Optional.of(new Result(inputs.get(i), Optional.empty(), new Outcome(Verdict.INVALID, Main.ERROR,
                             String.join("\n", e.problems().stream().map(p -> SecretRedaction.redact(p.toString())).toList()) + "\n",
-                            null, Map.of()), e.problems(), 0));
+                            null, Map.of()), e.problems(), 0)));
                 }
             }
             List<Problem> conflicts = conflicts(inputs, loaded);
@@ -146,8 +148,7 @@ final class Fleet {
                 FleetOptions.Input input = inputs.get(i);
                 Optional<DesiredState> desired = loaded.get(i);
                 if (desired.isEmpty()) {
-                    Result bad = invalid.stream().filter(r -> r.input() == input).findFirst().orElseThrow();
-                    running.add(java.util.concurrent.CompletableFuture.completedFuture(bad));
+                    running.add(java.util.concurrent.CompletableFuture.completedFuture(invalid.get(i).orElseThrow()));
                 } else {
                     running.add(pool.submit(() -> runOne(input, desired.get(), work)));
                 }
@@ -177,7 +178,7 @@ final class Fleet {
                 summary(results, columns, exit).forEach(out::println);
             }
             // Bad input, as every command reports it: file:line:col on stderr; an inventory's own once, not once per spec.
-            invalid.stream().flatMap(r -> r.problems().stream()).map(p -> SecretRedaction.redact(p.toString())).distinct()
+            invalid.stream().flatMap(Optional::stream).flatMap(r -> r.problems().stream()).map(p -> SecretRedaction.redact(p.toString())).distinct()
                     .forEach(err::println);
             if (options.junit != null) {
                 JunitReport.write(options.junit, command, results, (System.nanoTime() - started) / 1e9);

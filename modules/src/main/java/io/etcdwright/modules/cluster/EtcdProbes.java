@@ -40,10 +40,11 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Pro
     /** The scheduled defragmentation's files: their own probe, as above. */
     static final Probe<Map<String, FileState>> DEFRAG_FILES = new LaterProbe<>(new FilesProbe("defrag_files",
             DefragScheduleModule.JOB.files(), Set.copyOf(DefragScheduleModule.READABLE)), "");
+    /** The healthcheck client's certificate: the one later PKI file whose text is read. */
+    private static final Set<String> LATER_CERTIFICATE = Set.of(HostCertificates.laterPaths().get(0));
     /** The member's healthcheck client (certificate readable, key by digest): added later, as above. */
     private static final Probe<Map<String, FileState>> PKI_FILES = new LaterProbe<>(new CertificatesReadEarly(
-            new FilesProbe("pki_files", HostCertificates.laterPaths(), Set.of(HostCertificates.laterPaths().get(0))),
-            Set.of(HostCertificates.laterPaths().get(0))), "");
+            new FilesProbe("pki_files", HostCertificates.laterPaths(), LATER_CERTIFICATE), LATER_CERTIFICATE), "");
 
 
     public static EtcdProbes of(EtcdLayout layout) {
