@@ -93,7 +93,8 @@ public final class Main {
 
     /** Whether the command line asks for the version text (-V or --version, on any command). */
     static boolean asksForVersion(String[] args) {
-        return List.of(args).contains("-V") || List.of(args).contains("--version");
+        List<String> words = List.of(args);
+        return words.contains("-V") || words.contains("--version");
     }
 
     /** 'certs' as the parent of its subcommands only: their options are their own. */

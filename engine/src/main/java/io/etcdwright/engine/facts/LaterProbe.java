@@ -1,6 +1,5 @@
 package io.etcdwright.engine.facts;
 
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -8,34 +7,14 @@ import java.util.Optional;
  * {@code unrecorded} (for files, as missing), instead of being refused, so facts recorded before
  * it still plan offline.
  */
-public record LaterProbe<T>(Probe<T> probe, String unrecorded) implements Probe<T> {
+public record LaterProbe<T>(Probe<T> probe, String unrecorded) implements DelegatingProbe<T> {
     @Override
-    public String name() {
-        return probe.name();
-    }
-
-    @Override
-    public String script() {
-        return probe.script();
-    }
-
-    @Override
-    public List<String> arguments() {
-        return probe.arguments();
-    }
-
-    @Override
-    public List<UnitProperties> units() {
-        return probe.units();
+    public Probe<T> delegate() {
+        return probe;
     }
 
     @Override
     public Optional<String> outputWhenNotRecorded() {
         return Optional.of(unrecorded);
-    }
-
-    @Override
-    public T parse(String output) {
-        return probe.parse(output);
     }
 }

@@ -1,11 +1,10 @@
 package io.etcdwright.modules.pki;
 
+import io.etcdwright.engine.facts.DelegatingProbe;
 import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.facts.Probe;
 
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -19,35 +18,15 @@ import java.util.Set;
  * reports it with its source (failures are not kept).
  */
 public record CertificatesReadEarly(Probe<Map<String, FileState>> files, Set<String> certificatePaths)
-        implements Probe<Map<String, FileState>> {
+        implements DelegatingProbe<Map<String, FileState>> {
 
     public CertificatesReadEarly {
         certificatePaths = Set.copyOf(certificatePaths);
     }
 
     @Override
-    public String name() {
-        return files.name();
-    }
-
-    @Override
-    public String script() {
-        return files.script();
-    }
-
-    @Override
-    public List<String> arguments() {
-        return files.arguments();
-    }
-
-    @Override
-    public Optional<String> outputWhenNotRecorded() {
-        return files.outputWhenNotRecorded();
-    }
-
-    @Override
-    public List<UnitProperties> units() {
-        return files.units();
+    public Probe<Map<String, FileState>> delegate() {
+        return files;
     }
 
     @Override
