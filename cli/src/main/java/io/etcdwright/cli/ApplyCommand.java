@@ -1,8 +1,10 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.engine.exec.Executor;
 import io.etcdwright.engine.exec.Recap;
 import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.LockedRun;
+import io.etcdwright.run.PlanSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -80,10 +82,10 @@ final class ApplyCommand implements Callable<Integer> {
             input.inventory = inventory;
             input.spec = specFile;
         }
-        try (ClusterRun run = ClusterRun.open(input, connection);
-             ClusterLocks held = ClusterLocks.take(run.desired, "apply", locks, out)) {
+        try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings());
+             LockedRun locked = run.lock("apply", locks.settings(), out::println)) {
             // Planned under the lock: facts gathered before it could be another run's half-way state.
-            Plan plan = PlanCommand.make(run, !noSnapshot, allowDowntime, waits.timeouts(),
+            Plan plan = locked.converge(new PlanSettings(!noSnapshot, allowDowntime, waits.timeouts()),
                     saved == null ? java.util.Optional.empty() : saved.bootstrapToken());
             if (saved != null) {
                 String stale = saved.stalenessAgainst(plan);
@@ -105,9 +107,8 @@ final class ApplyCommand implements Callable<Integer> {
                 return Main.ERROR;
             }
             out.println();
-            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out))
-                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
-            ProgressPrinter.recap(recap, run.targets.keySet(), out);
+            Recap recap = locked.apply(plan, new ProgressPrinter(out));
+            ProgressPrinter.recap(recap, run.memberHosts(), out);
             if (!recap.succeeded()) {
                 spec.commandLine().getErr().println("Apply did not finish: see the failed steps above. "
                         + "Fix the cause and apply again; finished steps are not repeated.");

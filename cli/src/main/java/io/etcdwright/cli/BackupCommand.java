@@ -1,5 +1,9 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.BackupStores;
+import io.etcdwright.run.EtcdwrightHome;
+import io.etcdwright.run.Layouts;
+import io.etcdwright.run.Pkis;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.BackupPolicy;
 import io.etcdwright.engine.spec.BackupStore;
@@ -29,7 +33,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -125,7 +128,7 @@ final class BackupCommand implements Callable<Integer> {
     /** The store, opened before any snapshot is taken: an SFTP host that does not answer stops the backup at once. */
     private Store open(BackupStore target, DesiredState desired) throws IOException {
         try {
-            return BackupStores.open(target, desired, options.connection);
+            return BackupStores.open(target, desired, options.connection.settings());
         } catch (BackupStores.UsageProblem e) {
             throw e;
         } catch (RuntimeException e) {

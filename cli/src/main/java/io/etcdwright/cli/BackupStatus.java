@@ -1,11 +1,6 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.engine.facts.FactGatherer;
-import io.etcdwright.engine.facts.HostReport;
 import io.etcdwright.engine.spec.BackupPolicy;
-import io.etcdwright.engine.spec.DesiredState;
-import io.etcdwright.engine.spec.Member;
-import io.etcdwright.engine.ssh.SshConnections;
 import io.etcdwright.modules.backup.schedule.BackupFreshness;
 import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 
@@ -14,37 +9,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * The scheduled backups' part of {@code status}: each member's record of its runs, read over SSH
- * in one round trip a host (the rest of status needs no SSH), summed up as the newest backup's
- * age and the failed runs; older than two intervals is a warning.
+ * The scheduled backups' part of {@code status}: each member's record of its runs (read over SSH by
+ * {@link io.etcdwright.run.StatusReading}), summed up as the newest backup's age and the failed runs;
+ * older than two intervals is a warning.
  */
 final class BackupStatus {
     private BackupStatus() {
-    }
-
-    /** Empty when the spec schedules no backups. */
-    static Optional<Map<String, Object>> of(DesiredState desired, ConnectionOptions connection, Instant now) {
-        Optional<BackupPolicy.Schedule> schedule = desired.spec().backup().flatMap(BackupPolicy::schedule);
-        if (schedule.isEmpty()) {
-            return Optional.empty();
-        }
-        List<ScheduleHostFacts> facts = new ArrayList<>();
-        List<String> unreachable = new ArrayList<>();
-        try (SshConnections connections = Hosts.connect(desired.inventory(), connection)) {
-            List<HostReport> reports = new FactGatherer(connections, connection.forks).gather(
-                    desired.members().stream().map(Member::host).map(Hosts::target).toList(), List.of(ScheduleHostFacts.PROBE));
-            for (HostReport r : reports) {
-                if (r instanceof HostReport.Reachable ok) {
-                    facts.add(ok.facts().get(ScheduleHostFacts.PROBE));
-                } else {
-                    unreachable.add(r.host());
-                }
-            }
-        }
-        return Optional.of(document(schedule.get(), facts, unreachable, now));
     }
 
     /** The {@code backups} object of {@code status -o json}, from what the members' schedule probes answered. */

@@ -1,12 +1,11 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.BackupStores;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.BackupPolicy;
-import io.etcdwright.engine.spec.BackupStore;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.backup.BackupCatalog;
-import io.etcdwright.modules.backup.BackupName;
 import io.etcdwright.modules.backup.BackupReader;
 import io.etcdwright.modules.backup.EtcdwrightBackupMeta;
 import io.etcdwright.modules.backup.Retention;
@@ -61,7 +60,7 @@ final class BackupsCommand implements Callable<Integer> {
         }
 
         Store open(DesiredState desired) {
-            return BackupStores.open(BackupStores.chosen(desired, Optional.ofNullable(store)), desired, connection);
+            return BackupStores.open(BackupStores.chosen(desired, Optional.ofNullable(store)), desired, connection.settings());
         }
     }
 
@@ -131,7 +130,7 @@ final class BackupsCommand implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             try (Store store = options.open(desired)) {
                 BackupCatalog catalog = new BackupCatalog(store);
-                BackupCatalog.Backup backup = find(catalog, name);
+                BackupCatalog.Backup backup = BackupStores.find(catalog, name);
                 Path work = BackupCommand.workDir(desired.spec().name());
                 Path snapshot = work.resolve("verify-" + ProcessHandle.current().pid() + ".db");
                 try {
@@ -207,21 +206,6 @@ final class BackupsCommand implements Callable<Integer> {
     static Retention retention(BackupPolicy.Retention spec) {
         return new Retention(Duration.ofHours(spec.keepAllForHours()), Duration.ofDays(spec.hourlyForDays()),
                 Duration.ofDays(spec.dailyForDays()));
-    }
-
-    static BackupCatalog.Backup find(BackupCatalog catalog, String name) throws IOException {
-        BackupCatalog.Listing listing = catalog.list();
-        if (name == null) {
-            return listing.newest().orElseThrow(() -> new BackupStores.UsageProblem("there is no complete backup in "
-                    + catalog.store().describe() + " yet; take one with 'etcdwright backup'"));
-        }
-        if (BackupName.parse(name).isEmpty()) {
-            throw new BackupStores.UsageProblem("'" + name + "' is not a backup name (like 2026-11-24T20:15:03Z-000001);"
-                    + " 'etcdwright backups list' shows them");
-        }
-        return listing.backups().stream().filter(b -> b.name().toString().equals(name)).findFirst()
-                .orElseThrow(() -> new BackupStores.UsageProblem("there is no complete backup " + name + " in "
-                        + catalog.store().describe() + "; 'etcdwright backups list' shows them"));
     }
 
     /** {@code backups list -o json} (schemas/backups-list.schema.json). */

@@ -1,18 +1,9 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.engine.facts.FactGatherer;
-import io.etcdwright.engine.facts.FileState;
-import io.etcdwright.engine.facts.FilesProbe;
-import io.etcdwright.engine.facts.HostReport;
-import io.etcdwright.engine.facts.Probe;
+import io.etcdwright.run.CertificateSurvey;
+import io.etcdwright.run.ClusterRun;
 import io.etcdwright.engine.output.Json;
-import io.etcdwright.engine.spec.Member;
 import io.etcdwright.modules.pki.CertificateReport;
-import io.etcdwright.modules.pki.ClusterPki;
-import io.etcdwright.modules.pki.HostCertificates;
-import io.etcdwright.modules.pki.ClientHostFacts;
-import io.etcdwright.engine.inventory.InventoryHost;
-import io.etcdwright.modules.pki.KeyFilesProbe;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -42,10 +33,6 @@ final class CertsCommand implements Callable<Integer> {
     /** The version of {@code -o json}'s document (schemas/certs.schema.json); raised when a field changes meaning. */
     static final int JSON_VERSION = 1;
 
-    static final Probe<Map<String, FileState>> CERTIFICATE_FILES = new FilesProbe("certificate-files",
-            HostCertificates.allCertPaths(), new LinkedHashSet<>(HostCertificates.allCertPaths()));
-    static final KeyFilesProbe KEY_FILES = new KeyFilesProbe("key-files", HostCertificates.allKeyPaths());
-
     @Mixin
     FleetOptions input;
 
@@ -72,12 +59,12 @@ final class CertsCommand implements Callable<Integer> {
             return Fleet.run("certs", input, FLEET_COLUMNS, desired -> certsOne(desired, within), output == OutputFormat.json,
                     spec.commandLine().getOut(), spec.commandLine().getErr());
         }
-        try (ClusterRun run = ClusterRun.open(input.single(), connection)) {
+        try (ClusterRun run = ClusterRun.open(input.single().inventory, input.single().spec, connection.settings())) {
             Findings found = collect(run);
             Instant now = Instant.now();
             PrintWriter out = spec.commandLine().getOut();
             if (output == OutputFormat.json) {
-                out.println(Json.write(document(run.desired.spec().name(), found.entries(), found.unreachable(), now, within)));
+                out.println(Json.write(document(run.desired().spec().name(), found.entries(), found.unreachable(), now, within)));
             } else {
                 found.text(now, within).forEach(out::println);
             }
@@ -91,7 +78,7 @@ final class CertsCommand implements Callable<Integer> {
 
     /** One cluster of a fleet, as certs of it alone. */
     private Fleet.Outcome certsOne(io.etcdwright.engine.spec.DesiredState desired, Optional<Duration> within) {
-        try (ClusterRun run = ClusterRun.of(desired, connection)) {
+        try (ClusterRun run = ClusterRun.of(desired, connection.settings())) {
             Findings found = collect(run);
             Instant now = Instant.now();
             int exit = exitCode(found.entries(), found.unreachable(), now, within);
@@ -123,39 +110,8 @@ final class CertsCommand implements Callable<Integer> {
 
     /** The workstation's PKI and every member's (and client host's) copies, one round trip a host. */
     static Findings collect(ClusterRun run) {
-        {
-            ClusterPki pki = run.pki();
-            List<ClusterPki.MemberIdentity> members = run.desired.members().stream()
-                    .map(m -> new ClusterPki.MemberIdentity(m.name(), m.host().name(), m.address())).toList();
-            List<CertificateReport.Entry> entries = new ArrayList<>(CertificateReport.workstation(pki, members));
-            List<Member> specMembers = run.desired.members();
-            List<HostReport> reports = new FactGatherer(run.connections, run.forks)
-                    .gather(specMembers.stream().map(m -> run.targets.get(m.host().name())).toList(),
-                            List.of(CERTIFICATE_FILES, KEY_FILES));
-            Map<String, String> unreachable = new LinkedHashMap<>();
-            for (int i = 0; i < specMembers.size(); i++) {
-                HostReport report = reports.get(i);
-                if (report instanceof HostReport.Reachable ok) {
-                    var files = new CertificateReport.HostFiles(ok.facts().get(CERTIFICATE_FILES), ok.facts().get(KEY_FILES));
-                    entries.addAll(CertificateReport.host(report.host(), pki, members.get(i), files));
-                } else if (report instanceof HostReport.Unreachable down) {
-                    unreachable.put(down.host(), down.message());
-                }
-            }
-            // Hosts that hold client files without running a member: their CA file and client pairs.
-            List<InventoryHost> clientHosts = ClientHostFacts.hostsToAsk(run.desired, pki);
-            List<HostReport> clientReports = new FactGatherer(run.connections, run.forks)
-                    .gather(clientHosts.stream().map(h -> run.stepTargets.get(h.name())).toList(), List.of(CERTIFICATE_FILES, KEY_FILES));
-            for (HostReport report : clientReports) {
-                if (report instanceof HostReport.Reachable ok) {
-                    var files = new CertificateReport.HostFiles(ok.facts().get(CERTIFICATE_FILES), ok.facts().get(KEY_FILES));
-                    entries.addAll(CertificateReport.clientHost(report.host(), pki, files));
-                } else if (report instanceof HostReport.Unreachable down) {
-                    unreachable.put(down.host(), down.message());
-                }
-            }
-            return new Findings(entries, unreachable, pki.readOnly());
-        }
+        CertificateSurvey survey = CertificateSurvey.of(run);
+        return new Findings(survey.entries(), survey.unreachable(), survey.readOnly());
     }
 
     /** 1 when something could not be read (it may hide an expiry), else 2 when anything expires within the window. */

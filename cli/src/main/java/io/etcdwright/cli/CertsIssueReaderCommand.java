@@ -1,5 +1,9 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterLocks;
+import io.etcdwright.run.Pkis;
+import io.etcdwright.run.ReadOnlyRunner;
+import io.etcdwright.run.SharedStates;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.pki.ClusterPki;
@@ -41,7 +45,7 @@ final class CertsIssueReaderCommand implements Callable<Integer> {
         PrintWriter text = spec.commandLine().getOut();
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         ReadOnlyRunner.refuse(desired, "certs issue-reader");
-        try (ClusterLocks held = ClusterLocks.take(desired, "certs issue-reader", locks, text)) {
+        try (ClusterLocks held = ClusterLocks.take(desired, "certs issue-reader", locks.settings(), text::println)) {
             ClusterPki pki = Pkis.of(desired);
             if (pki.trustOnly()) {
                 throw new IllegalStateException("cluster " + desired.spec().name() + " is operated trust-only (tls.pki.ca"

@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ConnectionSettings;
 import picocli.CommandLine.Option;
 
 /** How hosts are reached; the same flags on every command that touches hosts. */
@@ -20,25 +21,12 @@ final class ConnectionOptions {
             description = "Upper bound for one remote command (default: ${DEFAULT-VALUE}).")
     int commandTimeoutSeconds;
 
-    /** The defaults a command line without these options gets: for connections a command opens beside its own (an SFTP state store). */
-    static ConnectionOptions defaults() {
-        ConnectionOptions o = new ConnectionOptions();
-        o.forks = 10;
-        o.connectTimeoutSeconds = 10;
-        o.commandTimeoutSeconds = 300;
-        return o;
-    }
-
-    /** Zero or negative values would mean "no parallelism" or, to the SSH library, "wait forever". */
-    void check() {
-        positive("--forks", forks);
-        positive("--connect-timeout", connectTimeoutSeconds);
-        positive("--command-timeout", commandTimeoutSeconds);
+    /** What the run service takes; checked when it opens the connections (after the input is read). */
+    ConnectionSettings settings() {
+        return new ConnectionSettings(forks, acceptNewHostKeys, connectTimeoutSeconds, commandTimeoutSeconds);
     }
 
     static void positive(String option, int value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(option + " must be at least 1, got " + value);
-        }
+        ConnectionSettings.positive(option, value);
     }
 }

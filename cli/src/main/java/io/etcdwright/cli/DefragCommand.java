@@ -1,10 +1,9 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.engine.exec.Executor;
 import io.etcdwright.engine.exec.Recap;
-import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.maintenance.DefragPlanner;
-import io.etcdwright.modules.maintenance.MaintenanceChecks;
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.LockedRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -55,14 +54,10 @@ final class DefragCommand implements Callable<Integer> {
         ConnectionOptions.positive("--defrag-timeout", defragSeconds);
         ConnectionOptions.positive("--ready-timeout", readySeconds);
         PrintWriter out = spec.commandLine().getOut();
-        try (ClusterRun run = ClusterRun.open(input, connection);
-             ClusterLocks held = ClusterLocks.take(run.desired, "defrag", locks, out)) {
-            ClusterRun.Facts facts = run.gather();
-            DefragPlanner.Defrag defrag = DefragPlanner.plan(new DefragPlanner.Inputs(run.desired.spec().name(),
-                    run.desired.members(), Endpoints.clientUrls(run.desired.members(), run.layout), facts.byHost(),
-                    facts.unreachable(), facts.cluster(), Endpoints.healthAccess(run.pki()),
-                    MaintenanceChecks.quotaBytes(run.desired.spec().etcd()), minFragmentationPercent(run.desired.spec()),
-                    Duration.ofSeconds(defragSeconds), Duration.ofSeconds(readySeconds)));
+        try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings());
+             LockedRun locked = run.lock("defrag", locks.settings(), out::println)) {
+            DefragPlanner.Defrag defrag = locked.defrag(minFragmentationPercent(run.desired().spec()),
+                    Duration.ofSeconds(defragSeconds), Duration.ofSeconds(readySeconds));
             defrag.assessment().forEach(out::println);
             PlanPrinter.text(defrag.plan(), false, out, "Nothing to defragment in cluster " + defrag.plan().subject()
                     + ", and no NOSPACE alarm to disarm.");
@@ -77,9 +72,8 @@ final class DefragCommand implements Callable<Integer> {
                 return Main.ERROR;
             }
             out.println();
-            Recap recap = new Executor(run.connections, run.targets, run.forks, new ProgressPrinter(out))
-                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(defrag.plan());
-            ProgressPrinter.recap(recap, run.targets.keySet(), out);
+            Recap recap = locked.apply(defrag.plan(), new ProgressPrinter(out));
+            ProgressPrinter.recap(recap, run.memberHosts(), out);
             return recap.succeeded() ? Main.OK : Main.ERROR;
         }
     }

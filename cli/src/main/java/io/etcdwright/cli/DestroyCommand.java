@@ -1,9 +1,9 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.engine.exec.Executor;
 import io.etcdwright.engine.exec.Recap;
 import io.etcdwright.engine.plan.Plan;
-import io.etcdwright.modules.teardown.TeardownPlanner;
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.LockedRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -37,11 +37,9 @@ final class DestroyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (ClusterRun run = ClusterRun.open(input, connection);
-             ClusterLocks held = ClusterLocks.take(run.desired, "destroy", locks, out)) {
-            ClusterRun.Facts facts = run.gatherWithClientHosts();
-            Plan plan = TeardownPlanner.plan(run.desired.spec().name(), facts.byHost(), facts.unreachable(), run.layout, wipeData,
-                    facts.clientHosts(), run.pki().clientHosts());
+        try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings());
+             LockedRun locked = run.lock("destroy", locks.settings(), out::println)) {
+            Plan plan = locked.teardown(wipeData);
             PlanPrinter.text(plan, false, out, "Nothing to destroy: no etcd of cluster " + plan.subject() + " is left on its members.");
             if (plan.isRefused()) {
                 return Main.ERROR;
@@ -54,9 +52,8 @@ final class DestroyCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("Not destroyed: no confirmation (pass --yes to skip the question).");
                 return Main.ERROR;
             }
-            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out))
-                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
-            ProgressPrinter.recap(recap, run.targets.keySet(), out);
+            Recap recap = locked.apply(plan, new ProgressPrinter(out));
+            ProgressPrinter.recap(recap, run.memberHosts(), out);
             return recap.succeeded() ? Main.OK : Main.ERROR;
         }
     }

@@ -1,5 +1,10 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.FactsFile;
+import io.etcdwright.run.Hosts;
+import io.etcdwright.run.Layouts;
+import io.etcdwright.run.Pkis;
 import io.etcdwright.engine.facts.HostReport;
 import io.etcdwright.engine.inventory.Inventory;
 import io.etcdwright.engine.inventory.InventoryHost;
@@ -80,7 +85,7 @@ final class FactsCommand implements Callable<Integer> {
         EtcdProbes probes = EtcdProbes.of(layout);
         Instant gatheredAt = Instant.now();
         ClusterRun.Facts facts;
-        try (SshConnections connections = Hosts.connect(inventory, connection)) {
+        try (SshConnections connections = Hosts.connect(inventory, connection.settings())) {
             // The same gathering as plan and apply: one round trip a host, the cluster's view from the members.
             facts = ClusterRun.gather(connections, connection.forks, hosts, scope, probes);
             // Hosts that hold client files without running a member: asked for those files only.

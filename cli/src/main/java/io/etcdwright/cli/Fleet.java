@@ -1,38 +1,23 @@
 package io.etcdwright.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.output.Json;
-import io.etcdwright.engine.source.FieldPath;
 import io.etcdwright.engine.source.InvalidInputException;
-import io.etcdwright.engine.source.Location;
 import io.etcdwright.engine.source.Problem;
-import io.etcdwright.engine.source.YamlDocument;
 import io.etcdwright.engine.spec.DesiredState;
-import io.etcdwright.engine.exec.Parallel;
-import io.etcdwright.engine.inventory.InventoryLoader;
-import io.etcdwright.engine.spec.DesiredStateLoader;
-import io.etcdwright.engine.spec.Member;
+import io.etcdwright.run.FleetRun;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
- * Several clusters in one run of plan, status or certs (docs/fleets.md): each cluster goes the
- * single-cluster way (its own ClusterRun: its own connections, facts, refusals), up to
- * {@code --parallel} at once, and the run ends with one summary: a table, a JSON document, a JUnit
- * report. Input is checked first, every spec: one that is not usable is reported file:line:col and the
- * others still run; two specs naming the same cluster, or one host in two clusters, refuse the whole
- * run before any host is contacted (their runs would take each other's locks and hosts).
+ * Several clusters in one run of plan, status or certs (docs/fleets.md), as the run service's
+ * {@link FleetRun} runs them, reported with one summary: a table, a JSON document, a JUnit report.
+ * A spec that is not usable is reported file:line:col and the others still run.
  */
 final class Fleet {
     /** The version of the fleet's {@code -o json} document (schemas/fleet.schema.json). */
@@ -89,8 +74,13 @@ final class Fleet {
     record Column(String header, String key) {
     }
 
-    /** One cluster of the fleet: its input, its name when the spec could be read, what came of it and how long it took. */
-    record Result(FleetOptions.Input input, Optional<String> cluster, Outcome outcome, List<Problem> problems, double seconds) {
+    /**
+     * One cluster of the fleet: its input, its name when the spec could be read, what came of it and how long it took.
+     *
+     * @param unusable its input was not usable when read (its problems are printed once, on stderr)
+     */
+    record Result(FleetRun.Input input, Optional<String> cluster, Outcome outcome, List<Problem> problems, double seconds,
+                  boolean unusable) {
         String name() {
             return cluster.orElse(input.spec().toString());
         }
@@ -100,10 +90,10 @@ final class Fleet {
     }
 
     /**
-     * Runs {@code work} on every cluster of {@code options}, prints each one's output then the
-     * summary (or, with {@code json}, one document), writes the JUnit report when asked, and returns
-     * the fleet's exit code: 1 when any cluster's is 1 (an error, a refusal, bad input), else 2 when
-     * any is 2, else 0.
+     * Runs {@code work} on every cluster of {@code options} ({@link FleetRun}), prints each one's
+     * output then the summary (or, with {@code json}, one document), writes the JUnit report when
+     * asked, and returns the fleet's exit code: 1 when any cluster's is 1 (an error, a refusal, bad
+     * input), else 2 when any is 2, else 0.
      */
     static int run(String command, FleetOptions options, List<Column> columns, Work work, boolean json, PrintWriter out,
                    PrintWriter err) {
@@ -114,119 +104,62 @@ final class Fleet {
     static int run(String command, FleetOptions options, List<Column> columns, Work work, boolean json, Renderer renderer,
                    PrintWriter out, PrintWriter err) {
         long started = System.nanoTime();
-        List<FleetOptions.Input> inputs = options.inputs();
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.parallel, Math.max(1, inputs.size())), r -> {
-            Thread t = new Thread(r, "etcdwright-fleet");
-            t.setDaemon(true);
-            return t;
-        });
-        List<Future<Result>> running = new ArrayList<>();
-        try {
-            // Per input, by its index: the desired state, or (when the input is not usable) its result.
-            List<Future<DesiredState>> loads = loadAll(inputs, pool);
-            List<Optional<DesiredState>> loaded = new ArrayList<>();
-            List<Optional<Result>> invalid = new ArrayList<>();
-            List<Problem> allProblems = new ArrayList<>();
-            for (int i = 0; i < inputs.size(); i++) {
-                try {
-                    loaded.add(Optional.of(Parallel.await(loads.get(i))));
-                    invalid.add(Optional.empty());
-                } catch (InvalidInputException e) {
-                    loaded.add(Optional.empty());
-                    allProblems.addAll(e.problems());
-                    invalid.add(Optional.of(new Result(inputs.get(i), Optional.empty(), new Outcome(Verdict.INVALID, Main.ERROR,
-                            String.join("\n", e.problems().stream().map(p -> SecretRedaction.redact(p.toString())).toList()) + "\n",
-                            null, Map.of()), e.problems(), 0)));
-                }
-            }
-            List<Problem> conflicts = conflicts(inputs, loaded);
-            if (!conflicts.isEmpty()) {
-                allProblems.addAll(conflicts);
-                throw new InvalidInputException(allProblems.stream().distinct().toList());
-            }
-            for (int i = 0; i < inputs.size(); i++) {
-                FleetOptions.Input input = inputs.get(i);
-                Optional<DesiredState> desired = loaded.get(i);
-                if (desired.isEmpty()) {
-                    running.add(java.util.concurrent.CompletableFuture.completedFuture(invalid.get(i).orElseThrow()));
+        List<Result> results = FleetRun.run(options.inputs(), options.parallel, work::run).stream().map(Fleet::result).toList();
+        int exit = exitCode(results);
+        if (renderer != null) {
+            out.print(renderer.render(results));
+            // What the document cannot say: why a cluster is missing from it.
+            results.stream().filter(r -> r.outcome().verdict() == Verdict.ERROR)
+                    .forEach(r -> err.print("cluster " + r.name() + ": " + r.outcome().text()));
+        } else if (json) {
+            out.println(Json.write(document(command, results, exit)));
+        } else {
+            for (Result r : results) {
+                out.println("=== cluster " + r.name() + " (" + r.input().spec() + ", inventory " + r.input().inventory() + ")");
+                if (r.outcome().verdict() == Verdict.INVALID) {
+                    out.println("Not checked: the input is not usable (the problems are above); no host of it was contacted.");
                 } else {
-                    running.add(pool.submit(() -> runOne(input, desired.get(), work)));
+                    out.print(r.outcome().text());
                 }
+                out.println();
             }
-            List<Result> results = new ArrayList<>();
-            for (Future<Result> f : running) {
-                results.add(f.get());
-            }
-            int exit = exitCode(results);
-            if (renderer != null) {
-                out.print(renderer.render(results));
-                // What the document cannot say: why a cluster is missing from it.
-                results.stream().filter(r -> r.outcome().verdict() == Verdict.ERROR)
-                        .forEach(r -> err.print("cluster " + r.name() + ": " + r.outcome().text()));
-            } else if (json) {
-                out.println(Json.write(document(command, results, exit)));
-            } else {
-                for (Result r : results) {
-                    out.println("=== cluster " + r.name() + " (" + r.input().spec() + ", inventory " + r.input().inventory() + ")");
-                    if (r.outcome().verdict() == Verdict.INVALID) {
-                        out.println("Not checked: the input is not usable (the problems are above); no host of it was contacted.");
-                    } else {
-                        out.print(r.outcome().text());
-                    }
-                    out.println();
-                }
-                summary(results, columns, exit).forEach(out::println);
-            }
-            // Bad input, as every command reports it: file:line:col on stderr; an inventory's own once, not once per spec.
-            invalid.stream().flatMap(Optional::stream).flatMap(r -> r.problems().stream()).map(p -> SecretRedaction.redact(p.toString())).distinct()
-                    .forEach(err::println);
-            if (options.junit != null) {
-                JunitReport.write(options.junit, command, results, (System.nanoTime() - started) / 1e9);
-                if (!json && renderer == null) {
-                    out.println("JUnit report: " + options.junit);
-                }
-            }
-            return exit;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause());
-        } finally {
-            pool.shutdownNow();
+            summary(results, columns, exit).forEach(out::println);
         }
+        // Bad input, as every command reports it: file:line:col on stderr; an inventory's own once, not once per spec.
+        results.stream().filter(r -> r.unusable()).flatMap(r -> r.problems().stream())
+                .map(p -> SecretRedaction.redact(p.toString())).distinct().forEach(err::println);
+        if (options.junit != null) {
+            JunitReport.write(options.junit, command, results, (System.nanoTime() - started) / 1e9);
+            if (!json && renderer == null) {
+                out.println("JUnit report: " + options.junit);
+            }
+        }
+        return exit;
     }
 
-    /**
-     * Every input read and checked, before any host is contacted, on the fleet's threads: each
-     * inventory once however many specs name it (a fleet's specs often share one, which was read
-     * and checked again for each), each spec on its own.
-     */
-    private static List<Future<DesiredState>> loadAll(List<FleetOptions.Input> inputs, ExecutorService pool) {
-        Map<Path, Future<InventoryLoader.Outcome>> inventories = new LinkedHashMap<>();
-        List<Future<DesiredState>> loads = new ArrayList<>();
-        for (FleetOptions.Input input : inputs) {
-            Future<InventoryLoader.Outcome> inventory = inventories.computeIfAbsent(input.inventory(),
-                    path -> pool.submit(() -> InventoryLoader.read(path)));
-            loads.add(pool.submit(() -> DesiredStateLoader.load(Parallel.await(inventory), input.spec())));
-        }
-        return loads;
-    }
-
-    private static Result runOne(FleetOptions.Input input, DesiredState desired, Work work) {
-        long started = System.nanoTime();
+    /** One cluster's result as the fleet reports it: bad input and errors in the words a command uses for them. */
+    private static Result result(FleetRun.Result<Outcome> ran) {
         Outcome outcome;
         List<Problem> problems = List.of();
-        try {
-            outcome = work.run(desired);
-        } catch (InvalidInputException e) {
-            problems = e.problems();
-            outcome = new Outcome(Verdict.INVALID, Main.ERROR, e.getMessage() + "\n", null, Map.of());
-        } catch (Exception e) {
-            String message = SecretRedaction.redact(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-            outcome = new Outcome(Verdict.ERROR, Main.ERROR, "error: " + message + "\n", null, Map.of());
+        boolean unusable = false;
+        if (ran.ran() instanceof FleetRun.Ran.Done<Outcome> done) {
+            outcome = done.value();
+        } else if (ran.ran() instanceof FleetRun.Ran.Unusable<Outcome> bad) {
+            unusable = true;
+            problems = bad.problem().problems();
+            outcome = new Outcome(Verdict.INVALID, Main.ERROR, String.join("\n", problems.stream()
+                    .map(p -> SecretRedaction.redact(p.toString())).toList()) + "\n", null, Map.of());
+        } else {
+            Exception e = ((FleetRun.Ran.Failed<Outcome>) ran.ran()).error();
+            if (e instanceof InvalidInputException invalid) {
+                problems = invalid.problems();
+                outcome = new Outcome(Verdict.INVALID, Main.ERROR, e.getMessage() + "\n", null, Map.of());
+            } else {
+                String message = SecretRedaction.redact(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                outcome = new Outcome(Verdict.ERROR, Main.ERROR, "error: " + message + "\n", null, Map.of());
+            }
         }
-        return new Result(input, Optional.of(desired.spec().name()), outcome, problems, (System.nanoTime() - started) / 1e9);
+        return new Result(ran.input(), ran.cluster(), outcome, problems, ran.seconds(), unusable);
     }
 
     static int exitCode(List<Result> results) {
@@ -234,64 +167,6 @@ final class Fleet {
             return Main.ERROR;
         }
         return results.stream().anyMatch(r -> r.outcome().exitCode() == Main.CHANGES) ? Main.CHANGES : Main.OK;
-    }
-
-    /**
-     * Two specs for one cluster (its lock, PKI and state are by name), and one host in two clusters
-     * (by its SSH address and port, whatever each inventory calls it), each at the second spec's
-     * place for it.
-     */
-    static List<Problem> conflicts(List<FleetOptions.Input> inputs, List<Optional<DesiredState>> loaded) {
-        List<Problem> problems = new ArrayList<>();
-        Map<String, Integer> names = new LinkedHashMap<>();
-        Map<String, Integer> hostOwner = new LinkedHashMap<>();
-        Map<String, String> hostName = new LinkedHashMap<>();
-        for (int i = 0; i < inputs.size(); i++) {
-            if (loaded.get(i).isEmpty()) {
-                continue;
-            }
-            DesiredState d = loaded.get(i).get();
-            Path spec = inputs.get(i).spec();
-            Integer first = names.putIfAbsent(d.spec().name(), i);
-            if (first != null) {
-                problems.add(Problem.error(locate(spec, FieldPath.of("cluster", "name")), "cluster.name", "cluster " + d.spec().name()
-                        + " is also the cluster of " + inputs.get(first).spec() + ": one cluster has one spec in a fleet"
-                        + " (its lock, certificates and state go by its name)"));
-            }
-            for (Member m : d.members()) {
-                InventoryHost h = m.host();
-                String key = h.address() + ":" + h.port();
-                Integer owner = hostOwner.putIfAbsent(key, i);
-                if (owner != null && owner != i) {
-                    DesiredState other = loaded.get(owner).get();
-                    problems.add(Problem.error(memberLocation(spec, d, h.name()), "members", "host " + h.name() + " ("
-                            + key + ") is also host " + hostName.get(key) + " of cluster " + other.spec().name() + " in "
-                            + inputs.get(owner).spec() + ": a host runs one member of one cluster"));
-                } else {
-                    hostName.putIfAbsent(key, h.name());
-                }
-            }
-        }
-        return problems;
-    }
-
-    private static Location locate(Path spec, FieldPath path) {
-        try {
-            YamlDocument doc = YamlDocument.load(spec);
-            return doc.contains(path) ? doc.locationOf(path) : Location.ofFile(spec);
-        } catch (RuntimeException e) {
-            return Location.ofFile(spec);
-        }
-    }
-
-    /** Where the spec names {@code host}: its item of members.hosts, else members.group, else the file. */
-    private static Location memberLocation(Path spec, DesiredState d, String host) {
-        List<String> listed = d.spec().members().hosts();
-        int at = listed.indexOf(host);
-        if (at >= 0) {
-            return locate(spec, FieldPath.of("members", "hosts").index(at));
-        }
-        return locate(spec, FieldPath.of("members", "group"));
     }
 
     static List<String> summary(List<Result> results, List<Column> columns, int exit) {

@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ConnectionSettings;
+import io.etcdwright.run.FleetRun;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -34,10 +36,6 @@ final class FleetOptions {
             description = "Write a JUnit XML report: one test case per cluster, a cluster that is not as it should be a failure.")
     Path junit;
 
-    /** One cluster of the input: its spec and the inventory it is read with. */
-    record Input(Path spec, Path inventory) {
-    }
-
     /** A fleet: more than one spec, a directory of them, or a JUnit report asked for. */
     boolean fleet() {
         return specs.size() > 1 || specs.stream().anyMatch(s -> Files.isDirectory(s) && !specsIn(s).isEmpty()) || junit != null;
@@ -55,8 +53,8 @@ final class FleetOptions {
     }
 
     /** Every cluster of the input, in the order given (a directory's specs by name), each with its inventory. */
-    List<Input> inputs() {
-        ConnectionOptions.positive("--parallel", parallel);
+    List<FleetRun.Input> inputs() {
+        ConnectionSettings.positive("--parallel", parallel);
         List<Path> expanded = new ArrayList<>();
         List<Integer> origin = new ArrayList<>();
         for (int i = 0; i < specs.size(); i++) {
@@ -77,9 +75,9 @@ final class FleetOptions {
             throw new IllegalArgumentException("-i is given " + inventories.size() + " times for " + specs.size()
                     + " -f: give one inventory for every spec, or one for each -f in the same order");
         }
-        List<Input> inputs = new ArrayList<>();
+        List<FleetRun.Input> inputs = new ArrayList<>();
         for (int i = 0; i < expanded.size(); i++) {
-            inputs.add(new Input(expanded.get(i), inventories.get(inventories.size() == 1 ? 0 : origin.get(i))));
+            inputs.add(new FleetRun.Input(expanded.get(i), inventories.get(inventories.size() == 1 ? 0 : origin.get(i))));
         }
         return inputs;
     }

@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.EtcdwrightHome;
+import io.etcdwright.run.Hosts;
 import io.etcdwright.engine.inventory.Inventory;
 import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.inventory.InventoryLoader;
@@ -185,7 +187,7 @@ final class ImportCommand implements Callable<Integer> {
     private ClusterImport.Result importCluster(Inventory inventory, List<InventoryHost> hosts, List<String> notes) {
         List<ClusterImport.HostReading> readings = new ArrayList<>();
         Map<String, ForeignHost.Reading> raw = new LinkedHashMap<>();
-        try (SshConnections connections = Hosts.connect(inventory, connection)) {
+        try (SshConnections connections = Hosts.connect(inventory, connection.settings())) {
             List<String> refusals = new ArrayList<>();
             Map<String, ForeignHost> readers = new LinkedHashMap<>();
             for (InventoryHost h : hosts) {

@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.Layouts;
+import io.etcdwright.run.Pkis;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.ClientKeys;
 import io.etcdwright.engine.spec.DesiredState;

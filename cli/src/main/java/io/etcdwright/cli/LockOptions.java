@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.LockSettings;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -18,6 +19,11 @@ final class LockOptions {
 
     Duration waitFor() {
         return parse(lockTimeout);
+    }
+
+    /** What the run service takes; --lock-timeout is not read with --no-lock, which waits for nothing. */
+    LockSettings settings() {
+        return new LockSettings(noLock ? Duration.ZERO : waitFor(), noLock);
     }
 
     /** {@code 30s}, {@code 5m}, {@code 1h}, or a bare number of seconds. */

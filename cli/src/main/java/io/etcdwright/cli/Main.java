@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.RunContext;
 import io.etcdwright.engine.source.InvalidInputException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,7 +41,12 @@ public final class Main {
             err.println("Run '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
             return ERROR;
         });
-        CommandContext context = CommandContext.begin(commandName(args), err);
+        RunContext context = RunContext.begin(commandName(args), line -> {
+            synchronized (err) {
+                err.println(line);
+                err.flush();
+            }
+        });
         int code;
         try {
             code = cli.execute(args);

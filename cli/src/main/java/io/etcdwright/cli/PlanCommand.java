@@ -2,17 +2,8 @@ package io.etcdwright.cli;
 
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.spec.DesiredState;
-import io.etcdwright.engine.spec.DesiredStateLoader;
-import io.etcdwright.modules.EtcdLayout;
-import io.etcdwright.modules.cluster.ConvergePlanner;
-import io.etcdwright.modules.install.ReleaseArtifact;
-import io.etcdwright.modules.upgrade.PatchProbe;
-import io.etcdwright.modules.catalogue.VersionCatalogue;
-import io.etcdwright.modules.upgrade.VersionChange;
-import io.etcdwright.modules.cluster.EtcdProbes;
-import io.etcdwright.modules.cluster.PendingStops;
-import io.etcdwright.modules.install.ReleaseCache;
-import io.etcdwright.modules.pki.ClusterPki;
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.PlanSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -23,7 +14,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "plan", description = "Show what apply would change, and why, without changing anything.")
@@ -94,15 +84,10 @@ final class PlanCommand implements Callable<Integer> {
         Plan plan;
         if (facts != null) {
             // Offline: the recorded facts stand for the hosts; no connection is opened at all.
-            DesiredState desired = DesiredStateLoader.loadOffline(input.inventory, input.spec);
-            EtcdLayout layout = Layouts.of(desired);
-            EtcdProbes probes = EtcdProbes.of(layout);
-            ClusterRun.Facts recorded = FactsFile.load(facts, desired.spec().name(),
-                    desired.members().stream().map(m -> m.host()).toList(), desired.inventory().hosts(), probes);
-            plan = plan(desired, layout, recorded, !noSnapshot, allowDowntime, waits.timeouts(), false);
+            plan = ClusterRun.planOffline(input.inventory, input.spec, facts, settings());
         } else {
-            try (ClusterRun run = ClusterRun.open(input, connection)) {
-                plan = make(run, !noSnapshot, allowDowntime, waits.timeouts());
+            try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings())) {
+                plan = run.plan(settings());
             }
         }
         if (output == OutputFormat.json) {
@@ -130,8 +115,8 @@ final class PlanCommand implements Callable<Integer> {
      * JUnit report the exit code is the detailed one: a report with a failure and exit 0 would disagree.
      */
     private Fleet.Outcome planOne(DesiredState desired) throws Exception {
-        try (ClusterRun run = ClusterRun.of(desired, connection)) {
-            Plan plan = make(run, !noSnapshot, allowDowntime, waits.timeouts());
+        try (ClusterRun run = ClusterRun.of(desired, connection.settings())) {
+            Plan plan = run.plan(settings());
             java.io.StringWriter text = new java.io.StringWriter();
             PlanPrinter.text(plan, diff, new PrintWriter(text, true));
             Fleet.Verdict verdict = plan.isRefused() ? Fleet.Verdict.REFUSED : !plan.steps().isEmpty() ? Fleet.Verdict.CHANGES
@@ -147,54 +132,7 @@ final class PlanCommand implements Callable<Integer> {
     }
 
 
-    static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts) {
-        return make(run, snapshot, allowDowntime, timeouts, Optional.empty());
-    }
-
-    /** As {@link #make(ClusterRun, boolean, boolean, ConvergePlanner.Timeouts)}, a new cluster bootstrapping with {@code token}. */
-    static Plan make(ClusterRun run, boolean snapshot, boolean allowDowntime, ConvergePlanner.Timeouts timeouts,
-                     Optional<String> newClusterToken) {
-        return plan(run.desired, run.layout, run.gatherWithClientHosts(), snapshot, allowDowntime, timeouts, true, newClusterToken,
-                new RecoveryBackups(run.desired, store -> BackupStores.open(store, run.desired, run.connections),
-                        RecoveryBackups.BOUND));
-    }
-
-    /**
-     * The plan from facts, live or recorded: the cluster's own view (member list, leader, health)
-     * comes with them, derived from what the members answered on their hosts
-     * ({@link io.etcdwright.modules.cluster.ClusterFacts}); the workstation's PKI, release cache
-     * and pending stops are read as they are now.
-     */
-    static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
-                     boolean allowDowntime, ConvergePlanner.Timeouts timeouts, boolean askReleaseSource) {
-        return plan(desired, layout, facts, snapshot, allowDowntime, timeouts, askReleaseSource, Optional.empty(),
-                io.etcdwright.modules.backup.BackupsSeen.Lookup.notLooked("the plan is made offline, from recorded facts"));
-    }
-
-    /** @param backups what the backup stores hold, asked only when the cluster lost quorum (a restore is then a way out) */
-    static Plan plan(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, boolean snapshot,
-                     boolean allowDowntime, ConvergePlanner.Timeouts timeouts, boolean askReleaseSource,
-                     Optional<String> newClusterToken, io.etcdwright.modules.backup.BackupsSeen.Lookup backups) {
-        ClusterPki pki = Pkis.of(desired);
-        Optional<Path> snapshots = snapshot ? Optional.of(EtcdwrightHome.snapshotDir(desired.spec().name())) : Optional.empty();
-        ReleaseCache releases = new ReleaseCache(EtcdwrightHome.releaseCache());
-        return ConvergePlanner.plan(new ConvergePlanner.Inputs(desired, layout, facts.byHost(), facts.unreachable(), pki,
-                releases, facts.cluster(), snapshots,
-                new PendingStops(EtcdwrightHome.removedHostsDir(desired.spec().name())), timeouts, java.time.Instant.now(),
-                new ConvergePlanner.VersionOptions(allowDowntime,
-                        askReleaseSource ? offers(desired, facts, releases) : VersionChange.PatchOffers.NONE))
-                .withNewClusterToken(newClusterToken).withClientHosts(facts.clientHosts()).withBackups(backups));
-    }
-
-    /**
-     * Which releases the spec's artifact source offers, asked of it (a HEAD per version) only when a
-     * minor upgrade is planned, with the members' architecture. Not asked offline (--facts): such a
-     * plan opens no connection at all.
-     */
-    private static VersionChange.PatchOffers offers(DesiredState desired, ClusterRun.Facts facts, ReleaseCache releases) {
-        var artifacts = desired.spec().artifacts();
-        String arch = facts.byHost().values().stream().map(f -> f.system().architecture()).findFirst().orElse("amd64");
-        return new PatchProbe(VersionCatalogue.builtIn(), v -> releases.offers(ReleaseArtifact.of(v.toString(), arch,
-                artifacts.urlTemplate(), artifacts.checksumsUrlTemplate(), Optional.empty())));
+    private PlanSettings settings() {
+        return new PlanSettings(!noSnapshot, allowDowntime, waits.timeouts());
     }
 }

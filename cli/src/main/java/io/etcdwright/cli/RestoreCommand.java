@@ -1,18 +1,12 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.engine.exec.Executor;
 import io.etcdwright.engine.exec.Recap;
-import io.etcdwright.engine.facts.FactGatherer;
-import io.etcdwright.engine.facts.HostReport;
 import io.etcdwright.engine.plan.Plan;
-import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
-import io.etcdwright.modules.install.ReleaseCache;
 import io.etcdwright.modules.restore.InvalidSnapshotException;
-import io.etcdwright.modules.restore.RestoreMarker;
-import io.etcdwright.modules.cluster.PendingStops;
-import io.etcdwright.modules.restore.RestorePlanner;
 import io.etcdwright.modules.restore.SnapshotSource;
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.LockedRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,12 +14,6 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.time.Instant;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 @Command(name = "restore", description = {"Rebuild every member of the cluster from one snapshot: in place, or on new hosts.",
@@ -76,26 +64,19 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (ClusterRun run = ClusterRun.open(input, connection);
-             ClusterLocks held = ClusterLocks.take(run.desired, "restore", locks, out)) {
-            String name = run.desired.spec().name();
+        try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings());
+             LockedRun locked = run.lock("restore", locks.settings(), out::println)) {
+            String name = run.desired().spec().name();
             SnapshotSource source;
             try {
                 // On the workstation, before any member is contacted: a damaged backup never reaches one.
-                source = RestoreSources.resolve(from, run.desired, Optional.ofNullable(store), Optional.ofNullable(key),
-                        EtcdwrightHome.dir().resolve("clusters").resolve(name).resolve("restore"),
-                        Optional.ofNullable(snapshotVersion).map(Version::parse), connection, err);
+                source = locked.restoreSource(from, Optional.ofNullable(store), Optional.ofNullable(key),
+                        Optional.ofNullable(snapshotVersion).map(Version::parse), label -> new TransferProgress(err, label));
             } catch (InvalidSnapshotException e) {
                 err.println("Refused: " + e.getMessage() + ". No member was contacted; nothing was changed.");
                 return Main.ERROR;
             }
-            ClusterRun.Facts facts = run.gather();
-            RestorePlanner.Inputs inputs = new RestorePlanner.Inputs(run.desired, run.layout, facts.byHost(),
-                    facts.unreachable(), markers(run), run.pki(), new ReleaseCache(EtcdwrightHome.releaseCache()), source,
-                    skipHashCheck, name + "-restore-" + randomHex(), Instant.now(), waits.timeouts());
-            // The cluster it replaces, as its members see it: old members on hosts the spec no longer lists are stopped.
-            Plan plan = RestorePlanner.plan(facts.cluster().map(c -> inputs.replacing(c,
-                    new PendingStops(EtcdwrightHome.removedHostsDir(name)))).orElse(inputs));
+            Plan plan = locked.restore(source, skipHashCheck, waits.timeouts());
             PlanPrinter.text(plan, false, out);
             if (plan.isRefused()) {
                 err.println("Not restored: see above. Nothing was changed.");
@@ -108,9 +89,8 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
             out.println();
             long start = System.nanoTime();
             // Every inventory host: an old member's host the spec no longer lists is stopped there.
-            Recap recap = new Executor(run.connections, run.stepTargets, run.forks, new ProgressPrinter(out))
-                    .afterEachStep(() -> SharedStates.writeBack(run.desired)).run(plan);
-            ProgressPrinter.recap(recap, run.targets.keySet(), out);
+            Recap recap = locked.apply(plan, new ProgressPrinter(out));
+            ProgressPrinter.recap(recap, run.memberHosts(), out);
             if (!recap.succeeded()) {
                 err.println("Restore did not finish: see the failed steps above. Fix the cause and run the same restore again:"
                         + " members already restored from this snapshot are kept, the others restored under the same token."
@@ -120,25 +100,5 @@ final class RestoreCommand implements java.util.concurrent.Callable<Integer> {
             out.println("Restored cluster " + name + " from " + source.origin() + " in " + (System.nanoTime() - start) / 1_000_000 + " ms.");
             return Main.OK;
         }
-    }
-
-    /** Each member host's restore marker: a second, small round trip only restore needs. */
-    private static Map<String, Optional<RestoreMarker>> markers(ClusterRun run) {
-        var probe = RestoreMarker.probe(run.layout);
-        List<HostReport> reports = new FactGatherer(run.connections, run.forks).gather(
-                run.desired.members().stream().map(Member::host).map(Hosts::target).toList(), List.of(probe));
-        Map<String, Optional<RestoreMarker>> markers = new LinkedHashMap<>();
-        for (HostReport r : reports) {
-            if (r instanceof HostReport.Reachable ok) {
-                markers.put(ok.host(), ok.facts().get(probe));
-            }
-        }
-        return markers;
-    }
-
-    private static String randomHex() {
-        byte[] bytes = new byte[6];
-        new SecureRandom().nextBytes(bytes);
-        return HexFormat.of().formatHex(bytes);
     }
 }

@@ -1,9 +1,11 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.BackupStores;
+import io.etcdwright.run.ReadOnlyRunner;
+import io.etcdwright.run.SharedStates;
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
-import io.etcdwright.modules.backup.store.Store;
 import io.etcdwright.modules.lock.LockHolder;
 import io.etcdwright.modules.pki.CertificateInfo;
 import io.etcdwright.modules.state.SharedState;

@@ -1,19 +1,16 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.StatusReading;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.restore.WriteFence;
 
 import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
-import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.membership.ClusterStatus;
-import io.etcdwright.modules.membership.EtcdAdminClient;
-import io.etcdwright.modules.membership.EtcdHttp;
 import io.etcdwright.modules.membership.LearnerProgress;
 import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClusterPki;
-import io.etcdwright.modules.pki.HostCertificates;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -139,44 +136,13 @@ final class StatusCommand implements Callable<Integer> {
     }
 
     /**
-     * Asks the members (over mTLS) and, for scheduled backups and defragmentation, their hosts
-     * (over SSH); with {@code askLock}, also who holds the cluster's lock. Throws when no member answers.
+     * What the run service read of the cluster ({@link StatusReading}: the members over mTLS, their
+     * hosts over SSH for scheduled jobs, the lock's holder with {@code askLock}), judged. Throws when
+     * no member answers.
      */
     static Report collect(DesiredState desired, ConnectionOptions connection, int timeoutSeconds, boolean askLock) {
-        var layout = Layouts.of(desired);
-        ClusterPki pki = Pkis.of(desired);
-        // The admin's pair, or on a read-only runner the reader's (etcd with authentication off serves both alike).
-        ClusterPki.LocalPair admin = pki.accessPair();
-        List<String> endpoints = Endpoints.clientUrls(desired.members(), layout);
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
-        ClusterStatus status;
-        List<MemberFacts.Alarm> alarms = List.of();
-        java.util.Optional<String> clusterVersion;
-        Map<String, OptionalLong> expiry = new LinkedHashMap<>();
-        java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock = java.util.Optional.empty();
-        // etcd's own HTTP endpoints (EtcdHttp): no gRPC machinery to start and stop for one look.
-        try (EtcdHttp client = EtcdHttp.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(), timeout)) {
-            status = client.status();
-            if (status.members().stream().anyMatch(MemberStatus::healthy)) {
-                alarms = client.alarms();
-            }
-            // The minor every member speaks; during a minor upgrade it moves only once all run the newer.
-            clusterVersion = status.members().stream().filter(MemberStatus::healthy)
-                    .flatMap(m -> m.clientUrls().stream()).findFirst().flatMap(client::clusterVersion);
-            // What each member serves, from the handshake its Status came over (plain HTTP presents none).
-            java.time.Instant now = java.time.Instant.now();
-            status.members().stream().flatMap(m -> m.clientUrls().stream()).forEach(url -> expiry.put(url,
-                    client.servedCertificate(url).map(c -> OptionalLong.of(java.time.Duration.between(now,
-                            c.getNotAfter().toInstant()).toDays())).orElse(OptionalLong.empty())));
-        }
-        if (askLock && status.members().stream().anyMatch(MemberStatus::healthy)) {
-            // Who holds the cluster's lock (the metrics' holder): the lock's own reader, on jetcd, asked
-            // only for the output that shows it, so a plain status starts no gRPC.
-            try (EtcdAdminClient locks = EtcdAdminClient.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(),
-                    timeout)) {
-                lock = io.etcdwright.modules.lock.ClusterLock.current(locks.jetcd(), desired.spec().name(), timeout);
-            }
-        }
+        StatusReading read = StatusReading.of(desired, connection.settings(), Duration.ofSeconds(timeoutSeconds), askLock);
+        ClusterStatus status = read.status();
         List<Map<String, Object>> rows = new ArrayList<>();
         List<String> order = desired.members().stream().map(m -> m.name()).toList();
         List<MemberStatus> sorted = new ArrayList<>(status.members());
@@ -184,19 +150,20 @@ final class StatusCommand implements Callable<Integer> {
         sorted.sort(java.util.Comparator.comparingInt((MemberStatus m) -> order.indexOf(m.name()) < 0
                 ? Integer.MAX_VALUE : order.indexOf(m.name())));
         for (MemberStatus m : sorted) {
-            OptionalLong days = m.clientUrls().stream().map(u -> expiry.getOrDefault(u, OptionalLong.empty()))
+            OptionalLong days = m.clientUrls().stream().map(u -> read.certDaysLeft().getOrDefault(u, OptionalLong.empty()))
                     .filter(OptionalLong::isPresent).findFirst().orElse(OptionalLong.empty());
             rows.add(row(m, status, days));
         }
-        List<Map<String, Object>> alarmRows = alarmRows(alarms, status);
+        List<Map<String, Object>> alarmRows = alarmRows(read.alarms(), status);
         // A raised alarm (etcdwright's own write fence aside) is a cluster refusing writes or holding corrupt data.
         boolean allHealthy = status.members().stream().allMatch(MemberStatus::healthy)
                 && status.members().size() == desired.members().size()
                 && alarmRows.stream().allMatch(a -> Boolean.TRUE.equals(a.get("etcdwright_write_fence")));
-        var backups = BackupStatus.of(desired, connection, java.time.Instant.now());
-        var defrags = DefragStatus.of(desired, connection);
-        java.util.Optional<Map<String, Object>> rotation = caRotation(pki);
-        return new Report(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock, pki.readOnly());
+        var backups = read.backups().map(b -> BackupStatus.document(b.schedule(), b.runs(), b.unreachable(), java.time.Instant.now()));
+        var defrags = read.defrags().map(d -> io.etcdwright.modules.maintenance.DefragRuns.document(d.defrag(), desired.members(), d.runs()));
+        java.util.Optional<Map<String, Object>> rotation = caRotation(read.pki());
+        return new Report(desired, status, allHealthy, read.clusterVersion(), rows, alarmRows, backups, defrags, rotation,
+                read.lock(), read.pki().readOnly());
     }
 
     static final String READ_ONLY_NOTE = "read-only runner: asked with the reader certificate " + "(CN "

@@ -2,13 +2,13 @@ package io.etcdwright.cli;
 
 import java.io.PrintWriter;
 import java.util.Locale;
-import java.util.function.LongConsumer;
+import io.etcdwright.run.TransferListener;
 
 /**
  * One line that shows a long transfer moving: bytes so far and the rate, rewritten in place on a
  * terminal; on anything else (a log, CI) one plain line every ten seconds, never escape codes.
  */
-final class TransferProgress implements LongConsumer {
+final class TransferProgress implements TransferListener {
     private static final long TERMINAL_EVERY_NANOS = 200_000_000L;
     private static final long LOG_EVERY_NANOS = 10_000_000_000L;
 
@@ -44,7 +44,8 @@ final class TransferProgress implements LongConsumer {
     }
 
     /** Ends the line on a terminal so the next output starts clean. */
-    synchronized void done() {
+    @Override
+    public synchronized void done() {
         if (terminal && shown) {
             err.print("\r" + line(System.nanoTime()) + "   \n");
             err.flush();

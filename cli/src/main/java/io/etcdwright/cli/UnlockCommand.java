@@ -1,5 +1,9 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterLocks;
+import io.etcdwright.run.EtcdwrightHome;
+import io.etcdwright.run.Layouts;
+import io.etcdwright.run.SharedStates;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.Endpoints;

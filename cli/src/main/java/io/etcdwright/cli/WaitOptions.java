@@ -1,6 +1,6 @@
 package io.etcdwright.cli;
 
-import io.etcdwright.modules.cluster.ConvergePlanner;
+import io.etcdwright.run.StepWaits;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -20,11 +20,11 @@ final class WaitOptions {
             description = "How long the safety snapshot before a risky change may take to stream (default: ${DEFAULT-VALUE}).")
     int snapshotSeconds;
 
-    ConvergePlanner.Timeouts timeouts() {
+    StepWaits timeouts() {
         ConnectionOptions.positive("--ready-timeout", readySeconds);
         ConnectionOptions.positive("--restart-timeout", restartSeconds);
         ConnectionOptions.positive("--snapshot-timeout", snapshotSeconds);
-        return new ConvergePlanner.Timeouts(Duration.ofSeconds(readySeconds), Duration.ofSeconds(restartSeconds),
+        return new StepWaits(Duration.ofSeconds(readySeconds), Duration.ofSeconds(restartSeconds),
                 Duration.ofSeconds(snapshotSeconds));
     }
 }

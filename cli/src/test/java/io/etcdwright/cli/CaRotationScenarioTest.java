@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.Pkis;
 import io.etcdwright.cli.PlannerScenarios.Pki;
 import io.etcdwright.cli.PlannerScenarios.Scenario;
 import io.etcdwright.engine.facts.FileState;

@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.FactsFile;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;

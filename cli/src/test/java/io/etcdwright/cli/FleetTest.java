@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.FleetRun;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcdwright.engine.spec.DesiredState;
@@ -110,13 +112,13 @@ class FleetTest {
     @Test
     void aDirectoryIsItsSpecsByNameAndInventoriesPairWithTheirSpecs() throws Exception {
         Files.writeString(dir.resolve("specs/notes.txt"), "not a spec");
-        List<FleetOptions.Input> all = options(List.of(dir.resolve("specs")), List.of(inventory)).inputs();
+        List<FleetRun.Input> all = options(List.of(dir.resolve("specs")), List.of(inventory)).inputs();
         assertEquals(List.of("a.yaml", "b.yaml", "c.yaml"), all.stream().map(i -> i.spec().getFileName().toString()).toList());
         assertTrue(all.stream().allMatch(i -> i.inventory().equals(inventory)));
         Path other = dir.resolve("other.yaml");
-        List<FleetOptions.Input> paired = options(List.of(dir.resolve("specs/a.yaml"), dir.resolve("specs/b.yaml")),
+        List<FleetRun.Input> paired = options(List.of(dir.resolve("specs/a.yaml"), dir.resolve("specs/b.yaml")),
                 List.of(inventory, other)).inputs();
-        assertEquals(List.of(inventory, other), paired.stream().map(FleetOptions.Input::inventory).toList());
+        assertEquals(List.of(inventory, other), paired.stream().map(FleetRun.Input::inventory).toList());
         IllegalArgumentException wrong = assertThrows(IllegalArgumentException.class, () -> options(List.of(dir.resolve("specs/a.yaml"),
                 dir.resolve("specs/b.yaml"), dir.resolve("specs/c.yaml")), List.of(inventory, other)).inputs());
         assertTrue(wrong.getMessage().contains("-i is given 2 times for 3 -f"), wrong.getMessage());

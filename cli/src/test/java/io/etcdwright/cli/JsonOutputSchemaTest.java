@@ -1,5 +1,8 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.FactsFile;
+import io.etcdwright.run.Layouts;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.restore.WriteFence;
 

@@ -1,5 +1,7 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.Layouts;
 import io.etcdwright.cli.PlannerScenarios.Scenario;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Step;

@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterRun;
 import io.etcdwright.modules.cluster.ConvergePlanner;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 

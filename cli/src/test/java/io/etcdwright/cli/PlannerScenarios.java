@@ -1,5 +1,9 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.FactsFile;
+import io.etcdwright.run.Layouts;
+import io.etcdwright.run.Pkis;
 import io.etcdwright.modules.pki.ClusterPki;
 
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.RecoveryBackups;
 import io.etcdwright.engine.spec.BackupStore;
 import io.etcdwright.modules.backup.BackupCatalog;
 import io.etcdwright.modules.backup.BackupName;

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RemoteCommandGuardTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final List<Path> MAIN_SOURCES = List.of(ROOT.resolve("engine/src/main/java"),
-            ROOT.resolve("modules/src/main/java"), ROOT.resolve("cli/src/main/java"));
+            ROOT.resolve("modules/src/main/java"), ROOT.resolve("run/src/main/java"), ROOT.resolve("cli/src/main/java"));
     /** The one component that quotes. */
     private static final String COMPONENT = "engine/src/main/java/io/etcdwright/engine/ssh/";
     /** Where a script is built by composing fixed fragments, with the reason it is still constant. */

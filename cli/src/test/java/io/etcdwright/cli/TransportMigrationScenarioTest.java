@@ -1,5 +1,6 @@
 package io.etcdwright.cli;
 
+import io.etcdwright.run.Layouts;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

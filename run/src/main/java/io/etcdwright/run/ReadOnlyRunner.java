@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Pki;
@@ -19,20 +19,20 @@ import java.util.Optional;
  * own. plan, status and certs work there and say what they could not judge; every command that
  * would change the cluster or its PKI is refused before any host is contacted.
  */
-final class ReadOnlyRunner {
-    static final String CA = "ca.crt";
-    static final String CERT = "reader.crt";
-    static final String KEY = "reader.key";
+public final class ReadOnlyRunner {
+    public static final String CA = "ca.crt";
+    public static final String CERT = "reader.crt";
+    public static final String KEY = "reader.key";
 
     private ReadOnlyRunner() {
     }
 
-    static Path dir(String cluster) {
+    public static Path dir(String cluster) {
         return EtcdwrightHome.dir().resolve("clusters").resolve(cluster).resolve("reader");
     }
 
     /** The read-only PKI, when this is such a runner for {@code desired}'s cluster. */
-    static Optional<ClusterPki> pki(DesiredState desired) {
+    public static Optional<ClusterPki> pki(DesiredState desired) {
         String name = desired.spec().name();
         Path dir = dir(name);
         ClusterPki.LocalPair reader = new ClusterPki.LocalPair(dir.resolve(CERT), dir.resolve(KEY));
@@ -62,7 +62,7 @@ final class ReadOnlyRunner {
     }
 
     /** Whether {@code desired}'s cluster is run read-only here. */
-    static boolean active(DesiredState desired) {
+    public static boolean active(DesiredState desired) {
         return pki(desired).isPresent();
     }
 
@@ -70,7 +70,7 @@ final class ReadOnlyRunner {
      * Refuses {@code command} on a read-only runner, before any host is contacted: it would need
      * the CA key or the admin's certificate, which a runner holding only the reader's never has.
      */
-    static void refuse(DesiredState desired, String command) {
+    public static void refuse(DesiredState desired, String command) {
         if (active(desired)) {
             throw new IllegalStateException("refused: this is a read-only runner for cluster " + desired.spec().name()
                     + " (it holds the reader certificate in " + dir(desired.spec().name()) + " and no CA key: no key to the"

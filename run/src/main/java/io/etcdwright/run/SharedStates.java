@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.StateSettings;
@@ -16,7 +16,7 @@ import java.util.Optional;
  * command and cluster: refreshed before the PKI is first used, written back by each step that
  * changed it and at the end of the command.
  */
-final class SharedStates {
+public final class SharedStates {
     /** A state as this command opened it; {@code writable} once refreshed for writing (under the lock). */
     record Opened(SharedState state, boolean writable, boolean read) {
         Opened(SharedState state, boolean writable) {
@@ -40,7 +40,7 @@ final class SharedStates {
     }
 
     /** The files of the state on this workstation: the PKI directory and the removed members' hosts. */
-    static SharedTree tree(DesiredState desired) {
+    public static SharedTree tree(DesiredState desired) {
         String name = desired.spec().name();
         Map<String, Path> roots = new LinkedHashMap<>();
         roots.put("pki", desired.spec().tls().pki().dir().orElse(EtcdwrightHome.pkiDir(name)));
@@ -49,11 +49,11 @@ final class SharedStates {
     }
 
     /** The cluster's shared state, opened (not yet read) on first use in this command; empty without {@code state:}. */
-    static Optional<SharedState> open(DesiredState desired) {
+    public static Optional<SharedState> open(DesiredState desired) {
         if (desired.spec().state().isEmpty()) {
             return Optional.empty();
         }
-        CommandContext context = CommandContext.current();
+        RunContext context = RunContext.current();
         synchronized (context.states) {
             Opened opened = context.states.get(key(desired));
             if (opened == null) {
@@ -64,17 +64,17 @@ final class SharedStates {
         }
     }
 
-    private static SharedState create(DesiredState desired, CommandContext context) {
+    private static SharedState create(DesiredState desired, RunContext context) {
         StateSettings settings = desired.spec().state().get();
         String name = desired.spec().name();
-        Store store = BackupStores.open(settings.store(), desired, ConnectionOptions.defaults());
+        Store store = BackupStores.open(settings.store(), desired, ConnectionSettings.defaults());
         return new SharedState(store, StateCiphers.load(settings.encryption()), name, tree(desired),
                 EtcdwrightHome.dir().resolve("clusters").resolve(name).resolve("state.json"),
                 EtcdwrightHome.dir().resolve("clusters").resolve(name).resolve("state-aside"), context.command, context::note);
     }
 
     /** Before reading the PKI: the cache made the store's newest version when it safely can (warned about when not). */
-    static void refreshForRead(DesiredState desired) {
+    public static void refreshForRead(DesiredState desired) {
         refresh(desired, SharedState.Purpose.READ);
     }
 
@@ -82,7 +82,7 @@ final class SharedStates {
      * Under the lock, before a command that may change the state: the cache is the store's newest
      * version, or the command is refused; from here on every step's changes are written back.
      */
-    static void refreshForWrite(DesiredState desired) {
+    public static void refreshForWrite(DesiredState desired) {
         refresh(desired, SharedState.Purpose.WRITE);
     }
 
@@ -91,7 +91,7 @@ final class SharedStates {
         if (state.isEmpty()) {
             return;
         }
-        CommandContext context = CommandContext.current();
+        RunContext context = RunContext.current();
         synchronized (context.states) {
             Opened opened = context.states.get(key(desired));
             if (opened.refreshed(purpose)) {
@@ -103,11 +103,11 @@ final class SharedStates {
     }
 
     /** Writes back what changed, when this command refreshed the state for writing; nothing otherwise. */
-    static void writeBack(DesiredState desired) {
+    public static void writeBack(DesiredState desired) {
         if (desired.spec().state().isEmpty()) {
             return;
         }
-        CommandContext context = CommandContext.current();
+        RunContext context = RunContext.current();
         Opened opened;
         synchronized (context.states) {
             opened = context.states.get(key(desired));

@@ -1,47 +1,53 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
-import io.etcdwright.modules.state.SharedState;
 import io.etcdwright.modules.state.StateException;
 
-import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
- * What one command line's run shares across the code it calls, on its thread and the threads it
- * starts (steps, fleets): the command's name (recorded as the state's writer), where notes for the
- * operator go (stderr: stdout may be a JSON document), and the shared states it opened, each
- * refreshed once and written back at the end.
+ * What one command's run shares across the code it calls, on its thread and the threads it starts
+ * (steps, fleets): the command's name (recorded as the state's writer), where notes for the operator
+ * go (the command line sends them to stderr: stdout may be a JSON document), and the shared states it
+ * opened, each refreshed once and written back at the end.
  */
-final class CommandContext {
-    private static final InheritableThreadLocal<CommandContext> CURRENT = new InheritableThreadLocal<>();
+public final class RunContext {
+    private static final InheritableThreadLocal<RunContext> CURRENT = new InheritableThreadLocal<>();
 
     final String command;
-    private final PrintWriter err;
+    private final Consumer<String> notes;
     final Map<String, SharedStates.Opened> states = new LinkedHashMap<>();
 
-    private CommandContext(String command, PrintWriter err) {
+    private RunContext(String command, Consumer<String> notes) {
         this.command = command;
-        this.err = err;
+        this.notes = notes;
     }
 
-    static CommandContext current() {
-        CommandContext c = CURRENT.get();
-        return c != null ? c : new CommandContext("etcdwright", new PrintWriter(System.err, true));
+    static RunContext current() {
+        RunContext c = CURRENT.get();
+        return c != null ? c : new RunContext("etcdwright", line -> {
+            System.err.println(line);
+            System.err.flush();
+        });
     }
 
-    static CommandContext begin(String command, PrintWriter err) {
-        CommandContext c = new CommandContext(command, err);
+    /**
+     * Begins the run of {@code command} on this thread (and those it starts).
+     *
+     * @param notes where a line for the operator goes; called from several threads, one line at a time
+     */
+    public static RunContext begin(String command, Consumer<String> notes) {
+        RunContext c = new RunContext(command, notes);
         CURRENT.set(c);
         return c;
     }
 
     void note(String line) {
-        synchronized (err) {
-            err.println(line);
-            err.flush();
+        synchronized (this) {
+            notes.accept(line);
         }
     }
 
@@ -51,7 +57,7 @@ final class CommandContext {
      *
      * @return the problems that make a successful command a failed one
      */
-    List<String> end() {
+    public List<String> end() {
         List<String> problems = new ArrayList<>();
         try {
             synchronized (states) {

@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.facts.FactGatherer;
 import io.etcdwright.engine.facts.HostReport;
@@ -17,6 +17,9 @@ import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClientHostFacts;
 import io.etcdwright.modules.pki.ClusterPki;
 
+import io.etcdwright.engine.plan.Plan;
+
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,44 +28,49 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
- * One command's work on one cluster: the validated input, the SSH connections (one per host,
- * reused by every step), and the facts. Closing it closes the connections.
+ * The run of one cluster, below the command line: the validated input, the SSH connections (one
+ * per host, reused by every step), the facts, the plan, and (holding the cluster's lock, see
+ * {@link #lock}) the planners of the changes and the apply. Every command that works on a cluster,
+ * the fleet, a watch loop and a rollout go through it; it returns values and prints nothing (notes
+ * for the operator go to the {@link RunContext}'s sink, the lock's to the caller's). Closing it
+ * closes the connections.
  */
-final class ClusterRun implements AutoCloseable {
-    final DesiredState desired;
-    final EtcdLayout layout;
-    final EtcdProbes probes;
+public final class ClusterRun implements AutoCloseable {
+    private final DesiredState desired;
+    private final EtcdLayout layout;
+    private final EtcdProbes probes;
     /** The members' hosts: where facts are gathered. */
-    final Map<String, SshTarget> targets;
+    private final Map<String, SshTarget> targets;
     /**
      * Every inventory host: where steps may run. A removed member's host is no member any more,
      * but its etcd is stopped and disabled there after the removal. Connected only when a step
      * runs there, so hosts no step names are never contacted.
      */
-    final Map<String, SshTarget> stepTargets;
-    final SshConnections connections;
-    final int forks;
+    private final Map<String, SshTarget> stepTargets;
+    private final SshConnections connections;
+    private final ConnectionSettings settings;
 
-    private ClusterRun(DesiredState desired, ConnectionOptions options) {
+    private ClusterRun(DesiredState desired, ConnectionSettings options) {
         this.desired = desired;
         this.layout = Layouts.of(desired);
         this.probes = EtcdProbes.of(layout);
         this.targets = Hosts.targets(desired.members().stream().map(Member::host).toList());
         this.stepTargets = Hosts.targets(List.copyOf(desired.inventory().hosts().values()));
-        this.forks = options.forks;
+        this.settings = options;
         this.connections = Hosts.connect(desired.inventory(), options);
     }
 
     /** The run of a desired state already loaded (a cluster of a fleet). */
-    static ClusterRun of(DesiredState desired, ConnectionOptions options) {
+    public static ClusterRun of(DesiredState desired, ConnectionSettings options) {
         return new ClusterRun(desired, options);
     }
 
     /** Validates first: on invalid input this throws before any connection is opened. */
-    static ClusterRun open(InputOptions input, ConnectionOptions options) {
-        DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+    public static ClusterRun open(Path inventory, Path spec, ConnectionSettings options) {
+        DesiredState desired = DesiredStateLoader.load(inventory, spec);
         if (!ReadOnlyRunner.active(desired)) {
             // The shared state first: a store that cannot be read stops the command before any host is contacted.
             SharedStates.refreshForRead(desired);
@@ -71,8 +79,8 @@ final class ClusterRun implements AutoCloseable {
     }
 
     /** Facts of every member; unreachable hosts are listed, not thrown, so all are reported at once. */
-    Facts gather() {
-        return gather(connections, forks, desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), probes);
+    public Facts gather() {
+        return gather(connections, settings.forks(), desired.members().stream().map(Member::host).toList(), desired.inventory().hosts(), probes);
     }
 
     /**
@@ -80,12 +88,12 @@ final class ClusterRun implements AutoCloseable {
      * member ({@link ClientHostFacts#hostsToAsk}): for the commands that change those (plan, apply,
      * destroy); the others leave those hosts alone.
      */
-    Facts gatherWithClientHosts() {
-        return gather().withClientHosts(gatherClientHosts(connections, forks, ClientHostFacts.hostsToAsk(desired, pki())));
+    public Facts gatherWithClientHosts() {
+        return gather().withClientHosts(gatherClientHosts(connections, settings.forks(), ClientHostFacts.hostsToAsk(desired, pki())));
     }
 
     /** The client files of {@code hosts}, hosts that run no member: one round trip a host, that probe alone. */
-    static List<HostReport> gatherClientHosts(SshConnections connections, int forks, List<InventoryHost> hosts) {
+    public static List<HostReport> gatherClientHosts(SshConnections connections, int forks, List<InventoryHost> hosts) {
         if (hosts.isEmpty()) {
             return List.of();
         }
@@ -99,7 +107,7 @@ final class ClusterRun implements AutoCloseable {
      * A member of the cluster that the spec no longer lists (it is leaving) answers for itself
      * too when its host is in the inventory: asked in a second round, only when there is one.
      */
-    static Facts gather(SshConnections connections, int forks, List<InventoryHost> members,
+    public static Facts gather(SshConnections connections, int forks, List<InventoryHost> members,
                         Map<String, InventoryHost> inventory, EtcdProbes probes) {
         FactGatherer gatherer = new FactGatherer(connections, forks);
         List<HostReport> reports = new ArrayList<>(gatherer.gather(members.stream().map(Hosts::target).toList(), probes.all()));
@@ -132,25 +140,25 @@ final class ClusterRun implements AutoCloseable {
      * @param cluster     the cluster's own view from the members' answers ({@link ClusterFacts});
      *                    empty when no member answered
      */
-    record Facts(List<HostReport> reports, Map<String, String> addresses, Map<String, EtcdHostFacts> byHost,
+    public record Facts(List<HostReport> reports, Map<String, String> addresses, Map<String, EtcdHostFacts> byHost,
                  Map<String, String> unreachable, Optional<ClusterStatus> cluster, List<HostReport> clientReports) {
 
-        Facts {
+        public Facts {
             clientReports = List.copyOf(clientReports);
         }
 
-        Facts(List<HostReport> reports, Map<String, String> addresses, Map<String, EtcdHostFacts> byHost,
+        public Facts(List<HostReport> reports, Map<String, String> addresses, Map<String, EtcdHostFacts> byHost,
               Map<String, String> unreachable, Optional<ClusterStatus> cluster) {
             this(reports, addresses, byHost, unreachable, cluster, List.of());
         }
 
         /** The same, with the reports of the hosts asked for their client files only. */
-        Facts withClientHosts(List<HostReport> clients) {
+        public Facts withClientHosts(List<HostReport> clients) {
             return new Facts(reports, addresses, byHost, unreachable, cluster, clients);
         }
 
         /** The client files of the hosts asked for them, typed. */
-        ClientHostFacts clientHosts() {
+        public ClientHostFacts clientHosts() {
             Map<String, Map<String, io.etcdwright.engine.facts.FileState>> files = new LinkedHashMap<>();
             Map<String, String> down = new LinkedHashMap<>();
             for (HostReport r : clientReports) {
@@ -168,7 +176,7 @@ final class ClusterRun implements AutoCloseable {
          * same facts. {@code memberHosts} are the spec's; other reported hosts only speak for the
          * cluster's view.
          */
-        static Facts of(List<HostReport> reports, EtcdProbes probes, Map<String, InventoryHost> inventory,
+        public static Facts of(List<HostReport> reports, EtcdProbes probes, Map<String, InventoryHost> inventory,
                         Set<String> memberHosts) {
             Map<String, EtcdHostFacts> facts = new LinkedHashMap<>();
             Map<String, String> addresses = new LinkedHashMap<>();
@@ -221,8 +229,68 @@ final class ClusterRun implements AutoCloseable {
         }
     }
 
-    ClusterPki pki() {
+    /** The cluster's PKI on this workstation ({@link Pkis#of}). */
+    public ClusterPki pki() {
         return Pkis.of(desired);
+    }
+
+    public DesiredState desired() {
+        return desired;
+    }
+
+    public EtcdLayout layout() {
+        return layout;
+    }
+
+    /** The members' hosts, by name, in the spec's order: where facts are gathered, and what a recap lists. */
+    public Set<String> memberHosts() {
+        return targets.keySet();
+    }
+
+    /** The connection settings the run was opened with (also for a store it opens beside them). */
+    public ConnectionSettings settings() {
+        return settings;
+    }
+
+    /** Reads facts with {@code probes} alone on {@code hosts} (the run's hosts), one round trip a host. */
+    public List<HostReport> ask(List<InventoryHost> hosts, List<? extends io.etcdwright.engine.facts.Probe<?>> probes) {
+        return new FactGatherer(connections, settings.forks()).gather(hosts.stream().map(h -> stepTargets.get(h.name())).toList(),
+                probes);
+    }
+
+    /**
+     * The converge plan of the cluster as it is now, without the lock (what {@code plan} shows): facts
+     * gathered, the workstation's PKI, release cache and pending stops read, the backup stores asked
+     * only when the cluster lost quorum.
+     */
+    public Plan plan(PlanSettings settings) {
+        return ConvergeRun.plan(this, settings, Optional.empty());
+    }
+
+    /**
+     * The converge plan from facts recorded with {@code etcdwright facts -o json} ({@link FactsFile}):
+     * the input read offline, no host contacted, no connection opened.
+     */
+    public static Plan planOffline(Path inventory, Path spec, Path facts, PlanSettings settings) {
+        return ConvergeRun.planOffline(inventory, spec, facts, settings);
+    }
+
+    /**
+     * Takes the cluster's lock for {@code command} ({@link ClusterLocks}): what changes the cluster is
+     * planned and applied through the returned run, while it is held.
+     *
+     * @param notes where the lock's lines for the operator go (who holds it, how it is held)
+     */
+    public LockedRun lock(String command, LockSettings lock, Consumer<String> notes) {
+        return new LockedRun(this, ClusterLocks.take(desired, command, lock, notes));
+    }
+
+    Map<String, SshTarget> stepTargets() {
+        return stepTargets;
+    }
+
+    SshConnections connections() {
+        return connections;
     }
 
 

@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.modules.cluster.Endpoints;
@@ -12,12 +12,12 @@ import io.etcdwright.modules.membership.Health;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.state.StoreLock;
 
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The lock a command that changes a cluster holds while it runs (apply, destroy, restore, defrag;
@@ -27,14 +27,14 @@ import java.util.Optional;
  * quorum, refusing writes with a NOSPACE alarm) is locked on the workstation only, and the command
  * says so.
  */
-final class ClusterLocks implements AutoCloseable {
+public final class ClusterLocks implements AutoCloseable {
     /**
      * One call to etcd while taking the lock. A running cluster answers in milliseconds, and one that
      * does not run refuses the connection at once; but the first call of a cold JVM on a busy
      * workstation carries the TLS handshakes, which can take seconds, and a call that ran out of time
      * would leave the run locked on this workstation only, unseen by another workstation's run.
      */
-    static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
     private final WorkstationLock workstation;
     private final EtcdAdminClient client;
@@ -59,17 +59,17 @@ final class ClusterLocks implements AutoCloseable {
      *
      * @throws ClusterLockedException naming the holder, having taken neither
      */
-    static ClusterLocks take(DesiredState desired, String command, LockOptions options, PrintWriter out) {
+    public static ClusterLocks take(DesiredState desired, String command, LockSettings options, Consumer<String> out) {
         ReadOnlyRunner.refuse(desired, command);
-        if (options.noLock) {
-            out.println("Lock: not taken (--no-lock)");
+        if (options.noLock()) {
+            out.accept("Lock: not taken (--no-lock)");
             SharedStates.refreshForWrite(desired);
             return new ClusterLocks(null, null, null, null);
         }
         return take(desired, command, options.waitFor(), out);
     }
 
-    static ClusterLocks take(DesiredState desired, String command, Duration wait, PrintWriter out) {
+    public static ClusterLocks take(DesiredState desired, String command, Duration wait, Consumer<String> out) {
         ReadOnlyRunner.refuse(desired, command);
         String cluster = desired.spec().name();
         LockHolder holder = LockHolder.thisProcess(command, Instant.now());
@@ -107,25 +107,25 @@ final class ClusterLocks implements AutoCloseable {
      * With a state store, its own lock: the only one that decides between workstations before the
      * cluster's etcd runs (its first create), and the guard of the state itself afterwards.
      */
-    private static StoreLock storeLock(DesiredState desired, LockHolder holder, Duration wait, PrintWriter out) {
+    private static StoreLock storeLock(DesiredState desired, LockHolder holder, Duration wait, Consumer<String> out) {
         Optional<io.etcdwright.modules.state.SharedState> state = SharedStates.open(desired);
         if (state.isEmpty()) {
             return null;
         }
-        StoreLock lock = StoreLock.take(state.get().store(), desired.spec().name(), holder, wait, out::println);
-        out.println("Lock: held in the state store (" + state.get().store().describe(StoreLock.key(desired.spec().name()))
+        StoreLock lock = StoreLock.take(state.get().store(), desired.spec().name(), holder, wait, out);
+        out.accept("Lock: held in the state store (" + state.get().store().describe(StoreLock.key(desired.spec().name()))
                 + ", renewed every " + StoreLock.RENEW_EVERY.toSeconds() + " s, " + StoreLock.TTL.toSeconds()
                 + " s TTL; released at the end)");
         return lock;
     }
 
     private static ClusterLocks take(DesiredState desired, LockHolder holder, long deadline, WorkstationLock workstation,
-                                     boolean storeHeld, PrintWriter out) {
+                                     boolean storeHeld, Consumer<String> out) {
         String cluster = desired.spec().name();
         // With the state store's lock held, that lock decides between workstations when etcd cannot.
         Optional<Health.Access> access = access(desired);
         if (access.isEmpty()) {
-            out.println("Lock: held on this workstation (" + workstation.file() + ")" + (storeHeld ? " and in the state store" : "")
+            out.accept("Lock: held on this workstation (" + workstation.file() + ")" + (storeHeld ? " and in the state store" : "")
                     + "; the cluster has no client certificate yet");
             return new ClusterLocks(workstation, null, null, null);
         }
@@ -135,18 +135,18 @@ final class ClusterLocks implements AutoCloseable {
             client = EtcdAdminClient.connect(endpoints, access.get().caCert(), access.get().clientCert(),
                     access.get().clientKey(), CALL_TIMEOUT);
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            ClusterLock etcd = ClusterLock.take(client.jetcd(), cluster, holder, left, CALL_TIMEOUT, dead -> out.println(
+            ClusterLock etcd = ClusterLock.take(client.jetcd(), cluster, holder, left, CALL_TIMEOUT, dead -> out.accept(
                     "Lock: taken over from " + dead.holder().map(h -> h.describe(Instant.now())).orElse("?")
                             + ": that process is gone from this machine, so its lease was not waited out"),
-                    busy -> out.println("Lock: held by " + busy.holder().map(h -> h.describe(Instant.now())).orElse("another run")
+                    busy -> out.accept("Lock: held by " + busy.holder().map(h -> h.describe(Instant.now())).orElse("another run")
                             + "; waiting up to " + left.toSeconds() + " s (--lock-timeout)"));
-            out.println("Lock: held (key " + ClusterLock.key(cluster) + " in the cluster's etcd, lease "
+            out.accept("Lock: held (key " + ClusterLock.key(cluster) + " in the cluster's etcd, lease "
                     + Long.toHexString(etcd.leaseId()) + " kept alive, " + ClusterLock.TTL.toSeconds()
                     + " s TTL; released at the end)");
             return new ClusterLocks(workstation, client, etcd, access.get());
         } catch (ClusterLock.Unavailable | EtcdAdminException e) {
             closeQuietly(client);
-            out.println("Lock: held on this workstation" + (storeHeld ? "" : " only") + " (" + workstation.file() + ")"
+            out.accept("Lock: held on this workstation" + (storeHeld ? "" : " only") + " (" + workstation.file() + ")"
                     + (storeHeld ? " and in the state store" : "") + ": the cluster's etcd did not"
                     + " take the lock (" + e.getMessage() + ")");
             return new ClusterLocks(workstation, null, null, null);
@@ -167,7 +167,7 @@ final class ClusterLocks implements AutoCloseable {
     }
 
     /** The admin client's files, when the workstation has them (not before the cluster's first apply). */
-    static Optional<Health.Access> access(DesiredState desired) {
+    public static Optional<Health.Access> access(DesiredState desired) {
         ClusterPki pki = Pkis.of(desired);
         Health.Access access = Endpoints.healthAccess(pki);
         boolean present = Files.isReadable(access.caCert()) && Files.isReadable(access.clientCert())

@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.BackupStore;
 import io.etcdwright.engine.spec.DesiredState;
@@ -24,20 +24,20 @@ import java.util.function.Function;
  * at once, one listing and one meta read each, and given {@link #BOUND} in all: a store that is down
  * or slow is named as not asked, it never holds the plan up for long.
  */
-final class RecoveryBackups implements BackupsSeen.Lookup {
+public final class RecoveryBackups implements BackupsSeen.Lookup {
     /** How long the stores get, together: a refusal waits this at most for them. */
-    static final Duration BOUND = Duration.ofSeconds(10);
+    public static final Duration BOUND = Duration.ofSeconds(10);
 
     private final List<BackupStore> stores;
     private final Function<BackupStore, Store> open;
     private final Duration bound;
 
     /** The spec's stores, opened by {@code open}, {@code bound} for all of them. */
-    RecoveryBackups(DesiredState desired, Function<BackupStore, Store> open, Duration bound) {
+    public RecoveryBackups(DesiredState desired, Function<BackupStore, Store> open, Duration bound) {
         this(desired.spec().backup().map(b -> b.stores()).orElse(List.of()), open, bound);
     }
 
-    RecoveryBackups(List<BackupStore> stores, Function<BackupStore, Store> open, Duration bound) {
+    public RecoveryBackups(List<BackupStore> stores, Function<BackupStore, Store> open, Duration bound) {
         this.stores = List.copyOf(stores);
         this.open = open;
         this.bound = bound;

@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.StateSettings;
 import io.etcdwright.modules.backup.crypto.PrivateKeys;
@@ -22,11 +22,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /** The keys of {@code state.encryption} as this workstation has them (or why it has not). */
-final class StateCiphers {
+public final class StateCiphers {
     private StateCiphers() {
     }
 
-    static StateCipher load(StateSettings.Encryption encryption) {
+    public static StateCipher load(StateSettings.Encryption encryption) {
         Optional<SharedKey> shared = Optional.empty();
         Optional<String> sharedProblem = Optional.empty();
         String sharedSource = encryption.key().map(StateSettings.Secret::describe).orElse("");
@@ -55,7 +55,7 @@ final class StateCiphers {
     }
 
     /** The shared key from its variable or file; the message never holds the key. */
-    static SharedKey sharedKey(StateSettings.Secret secret) {
+    public static SharedKey sharedKey(StateSettings.Secret secret) {
         if (secret instanceof StateSettings.Secret.Env env) {
             String value = System.getenv(env.variable());
             if (value == null || value.isBlank()) {

@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Pki;
@@ -10,7 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 
 /** The workstation PKI of a cluster, as the desired state configures it. */
-final class Pkis {
+public final class Pkis {
     private Pkis() {
     }
 
@@ -19,7 +19,7 @@ final class Pkis {
      * PKI directory, refreshed first from the shared state when the spec names one, and written
      * back after each certificate issued or CA made (docs/state.md).
      */
-    static ClusterPki of(DesiredState desired) {
+    public static ClusterPki of(DesiredState desired) {
         java.util.Optional<ClusterPki> reader = ReadOnlyRunner.pki(desired);
         if (reader.isPresent()) {
             return reader.get();
@@ -34,7 +34,7 @@ final class Pkis {
     }
 
     /** In {@code dir}, judging expiry by {@code clock}: planner scenarios plan at the time facts were recorded. */
-    static ClusterPki of(DesiredState desired, Path dir, Clock clock) {
+    public static ClusterPki of(DesiredState desired, Path dir, Clock clock) {
         Pki p = desired.spec().tls().pki();
         return new ClusterPki(new ClusterPki.Settings(desired.spec().name(), dir, p.caCert(), p.caKey(),
                 KeyAlgorithm.fromName(p.keyAlgorithm()), Duration.ofDays(p.validityDays()),

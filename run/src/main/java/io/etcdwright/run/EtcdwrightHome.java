@@ -1,38 +1,38 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import java.nio.file.Path;
 
 /** The workstation's state: PKI directories and the release cache ($ETCDWRIGHT_HOME, default ~/.etcdwright). */
-final class EtcdwrightHome {
+public final class EtcdwrightHome {
     private EtcdwrightHome() {
     }
 
-    static Path dir() {
+    public static Path dir() {
         // The property lets one JVM (the integration tests) point runs at separate homes.
         String env = System.getProperty("etcdwright.home", System.getenv("ETCDWRIGHT_HOME"));
         return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".etcdwright");
     }
 
-    static Path releaseCache() {
+    public static Path releaseCache() {
         return dir().resolve("cache").resolve("releases");
     }
 
     /** Snapshots taken before risky changes (membership, minor upgrades): every key of the cluster, 0600 files. */
-    static Path snapshotDir(String clusterName) {
+    public static Path snapshotDir(String clusterName) {
         return dir().resolve("clusters").resolve(clusterName).resolve("snapshots");
     }
 
     /** Removed members' hosts whose etcd an interrupted apply left to stop. */
-    static Path removedHostsDir(String clusterName) {
+    public static Path removedHostsDir(String clusterName) {
         return dir().resolve("clusters").resolve(clusterName).resolve("removed-hosts");
     }
 
-    static Path pkiDir(String clusterName) {
+    public static Path pkiDir(String clusterName) {
         return dir().resolve("clusters").resolve(clusterName).resolve("pki");
     }
 
     /** The workstation's side of the cluster's lock (a POSIX lock on this file; see ClusterLocks). */
-    static Path lockFile(String clusterName) {
+    public static Path lockFile(String clusterName) {
         return dir().resolve("clusters").resolve(clusterName).resolve("lock");
     }
 }

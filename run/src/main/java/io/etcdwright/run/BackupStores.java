@@ -1,10 +1,12 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.BackupPolicy;
 import io.etcdwright.engine.spec.BackupStore;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.ssh.SshConnections;
+import io.etcdwright.modules.backup.BackupCatalog;
+import io.etcdwright.modules.backup.BackupName;
 import io.etcdwright.modules.backup.store.DirectoryStore;
 import io.etcdwright.modules.backup.store.S3Settings;
 import io.etcdwright.modules.backup.store.S3Store;
@@ -19,17 +21,17 @@ import java.util.List;
 import java.util.Optional;
 
 /** The store a backup command works on: the one named by --store, or the spec's first. */
-final class BackupStores {
+public final class BackupStores {
     private BackupStores() {
     }
 
-    static BackupPolicy policy(DesiredState desired) {
+    public static BackupPolicy policy(DesiredState desired) {
         return desired.spec().backup().orElseThrow(() -> new UsageProblem(desired.spec().file()
                 + " has no backup section: add backup.stores (for example [{name: local, type: directory,"
                 + " path: /var/backups/etcd}]) to say where backups go"));
     }
 
-    static BackupStore chosen(DesiredState desired, Optional<String> name) {
+    public static BackupStore chosen(DesiredState desired, Optional<String> name) {
         BackupPolicy policy = policy(desired);
         if (name.isEmpty()) {
             return policy.defaultStore();
@@ -39,7 +41,7 @@ final class BackupStores {
     }
 
     /** Opens it from the workstation: a directory here, the SFTP host over SSH, the bucket with the AWS default credentials. */
-    static Store open(BackupStore store, DesiredState desired, ConnectionOptions connection) {
+    public static Store open(BackupStore store, DesiredState desired, ConnectionSettings connection) {
         if (store instanceof BackupStore.Directory directory) {
             return new DirectoryStore(Path.of(directory.path()));
         }
@@ -62,13 +64,29 @@ final class BackupStores {
      * Opens it over connections a command already holds (the SFTP store's host through the run's
      * SSH connections, left open when the store closes).
      */
-    static Store open(BackupStore store, DesiredState desired, SshConnections connections) {
+    public static Store open(BackupStore store, DesiredState desired, SshConnections connections) {
         if (!(store instanceof BackupStore.Sftp sftp)) {
-            return open(store, desired, (ConnectionOptions) null);
+            return open(store, desired, (ConnectionSettings) null);
         }
         InventoryHost host = desired.inventory().host(sftp.host()).orElseThrow(() -> new UsageProblem("the SFTP store's host "
                 + sftp.host() + " is not in " + desired.inventory().file()));
         return new SftpStore(connections.session(Hosts.target(host)), sftp.path());
+    }
+
+    /** The backup {@code name} in {@code catalog}, or its newest when {@code name} is null; an operator mistake when there is none. */
+    public static BackupCatalog.Backup find(BackupCatalog catalog, String name) throws IOException {
+        BackupCatalog.Listing listing = catalog.list();
+        if (name == null) {
+            return listing.newest().orElseThrow(() -> new UsageProblem("there is no complete backup in "
+                    + catalog.store().describe() + " yet; take one with 'etcdwright backup'"));
+        }
+        if (BackupName.parse(name).isEmpty()) {
+            throw new UsageProblem("'" + name + "' is not a backup name (like 2026-11-24T20:15:03Z-000001);"
+                    + " 'etcdwright backups list' shows them");
+        }
+        return listing.backups().stream().filter(b -> b.name().toString().equals(name)).findFirst()
+                .orElseThrow(() -> new UsageProblem("there is no complete backup " + name + " in "
+                        + catalog.store().describe() + "; 'etcdwright backups list' shows them"));
     }
 
     /** An SFTP store that closes the SSH connection it was opened on. */
@@ -129,8 +147,8 @@ final class BackupStores {
     }
 
     /** An operator mistake found before any work: exit 1 with the message. */
-    static final class UsageProblem extends RuntimeException {
-        UsageProblem(String message) {
+    public static final class UsageProblem extends RuntimeException {
+        public UsageProblem(String message) {
             super(message);
         }
     }

@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Version;
@@ -12,7 +12,6 @@ import io.etcdwright.modules.restore.InvalidSnapshotException;
 import io.etcdwright.modules.restore.SnapshotSource;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -25,13 +24,13 @@ import java.util.Optional;
  * (etcd-manager's own backups included), or a snapshot file. A backup is downloaded, decrypted,
  * checked against its trailer and meta and opened before any member is touched.
  */
-final class RestoreSources {
+public final class RestoreSources {
     private RestoreSources() {
     }
 
-    static SnapshotSource resolve(String from, DesiredState desired, Optional<String> storeName, Optional<Path> key,
-                                  Path workDir, Optional<Version> snapshotVersion, ConnectionOptions connection,
-                                  PrintWriter err) {
+    public static SnapshotSource resolve(String from, DesiredState desired, Optional<String> storeName, Optional<Path> key,
+                                  Path workDir, Optional<Version> snapshotVersion, ConnectionSettings connection,
+                                  TransferListener.Factory transfers) {
         Path asPath = Path.of(from);
         try {
             Files.createDirectories(workDir);
@@ -44,7 +43,7 @@ final class RestoreSources {
                             + " (named like 2026-11-24T20:15:03Z-000001, holding etcd.backup.gz and _etcd_backup.meta)");
                 }
                 try (Store store = new DirectoryStore(dir.getParent())) {
-                    return fetch(new BackupCatalog(store), name, key, workDir, snapshotVersion, err);
+                    return fetch(new BackupCatalog(store), name, key, workDir, snapshotVersion, transfers);
                 }
             }
             if (Files.exists(asPath)) {
@@ -56,7 +55,7 @@ final class RestoreSources {
             }
             BackupStores.policy(desired);
             try (Store store = BackupStores.open(BackupStores.chosen(desired, storeName), desired, connection)) {
-                return fetch(new BackupCatalog(store), from.equals("latest") ? null : from, key, workDir, snapshotVersion, err);
+                return fetch(new BackupCatalog(store), from.equals("latest") ? null : from, key, workDir, snapshotVersion, transfers);
             }
         } catch (IOException e) {
             throw new InvalidSnapshotException("cannot read backup " + from + ": " + e.getMessage(), e);
@@ -64,11 +63,11 @@ final class RestoreSources {
     }
 
     private static SnapshotSource fetch(BackupCatalog catalog, String name, Optional<Path> key, Path workDir,
-                                        Optional<Version> snapshotVersion, PrintWriter err) throws IOException {
-        BackupCatalog.Backup backup = BackupsCommand.find(catalog, name);
+                                        Optional<Version> snapshotVersion, TransferListener.Factory transfers) throws IOException {
+        BackupCatalog.Backup backup = BackupStores.find(catalog, name);
         Optional<PrivateKey> privateKey = key.map(PrivateKeys::read);
         Path file = workDir.resolve(backup.name().toString().replace(':', '-') + ".db");
-        TransferProgress progress = new TransferProgress(err, "reading backup " + backup.name());
+        TransferListener progress = transfers.start("reading backup " + backup.name());
         BackupReader.Fetched fetched;
         try {
             fetched = BackupReader.fetch(catalog, backup, privateKey, file, progress);

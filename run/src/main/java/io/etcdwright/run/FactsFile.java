@@ -1,4 +1,4 @@
-package io.etcdwright.cli;
+package io.etcdwright.run;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -11,7 +11,6 @@ import io.etcdwright.engine.facts.HostFacts;
 import io.etcdwright.engine.facts.HostReport;
 import io.etcdwright.engine.facts.Probe;
 import io.etcdwright.engine.inventory.InventoryHost;
-import io.etcdwright.engine.output.Json;
 import io.etcdwright.engine.source.InvalidInputException;
 import io.etcdwright.engine.source.Location;
 import io.etcdwright.engine.source.Problem;
@@ -52,11 +51,11 @@ import java.util.Map;
  *
  * No secret is in it: key files are probed by digest only, never read.
  */
-final class FactsFile {
-    static final String FORMAT = "etcdwright-facts/1";
+public final class FactsFile {
+    public static final String FORMAT = "etcdwright-facts/1";
 
     /** 1,000 hosts of facts are a few tens of megabytes; more is not a facts file. */
-    static final long MAX_BYTES = 256L * 1024 * 1024;
+    public static final long MAX_BYTES = 256L * 1024 * 1024;
     private static final JsonFactory JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()
                     .maxNestingDepth(64).maxStringLength(16 * 1024 * 1024).maxNumberLength(32).build())
@@ -68,7 +67,7 @@ final class FactsFile {
     }
 
     /** The document for {@code facts -o json}; {@code cluster} is the spec's cluster name, or null without a spec. */
-    static Map<String, Object> document(String cluster, Instant gatheredAt, ClusterRun.Facts facts, EtcdProbes probes) {
+    public static Map<String, Object> document(String cluster, Instant gatheredAt, ClusterRun.Facts facts, EtcdProbes probes) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("format", FORMAT);
         // The output format's version, as every read command's JSON carries it (schemas/facts.schema.json).
@@ -122,7 +121,7 @@ final class FactsFile {
     }
 
     /** The cluster's view as JSON keys (informational: loading derives it again from the probes). */
-    static Map<String, Object> clusterView(ClusterStatus c) {
+    public static Map<String, Object> clusterView(ClusterStatus c) {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("cluster_id", c.clusterId().orElse(null));
         v.put("cluster_version", c.clusterVersion().orElse(null));
@@ -140,7 +139,7 @@ final class FactsFile {
      *         be read, is not a facts file, is of another format or cluster, was recorded with
      *         other probe arguments (paths, ports) than this spec's, or lacks a host of the spec
      */
-    static ClusterRun.Facts load(Path file, String cluster, List<InventoryHost> members, Map<String, InventoryHost> inventory,
+    public static ClusterRun.Facts load(Path file, String cluster, List<InventoryHost> members, Map<String, InventoryHost> inventory,
                                  EtcdProbes probes) {
         List<String> hostNames = members.stream().map(InventoryHost::name).toList();
         String text = readText(file);
