@@ -1,5 +1,6 @@
 package io.etcdwright.run;
 
+import io.etcdwright.modules.maintenance.DefragScheduleJob;
 import io.etcdwright.engine.facts.HostReport;
 import io.etcdwright.engine.spec.BackupPolicy;
 import io.etcdwright.engine.spec.DesiredState;
@@ -10,7 +11,6 @@ import io.etcdwright.engine.facts.FactGatherer;
 import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.lock.ClusterLock;
-import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.membership.ClusterStatus;
 import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.EtcdHttp;
@@ -126,11 +126,11 @@ public record StatusReading(DesiredState desired, ClusterStatus status, List<Mem
         Map<String, ScheduleHostFacts> runs = new HashMap<>();
         try (SshConnections connections = Hosts.connect(desired.inventory(), connection)) {
             var reports = new FactGatherer(connections, connection.forks()).gather(
-                    desired.members().stream().map(Member::host).map(Hosts::target).toList(), List.of(DefragScheduleModule.PROBE));
+                    desired.members().stream().map(Member::host).map(Hosts::target).toList(), List.of(DefragScheduleJob.PROBE));
             for (HostReport r : reports) {
                 if (r instanceof HostReport.Reachable ok) {
                     desired.members().stream().filter(m -> m.host().name().equals(r.host())).findFirst()
-                            .ifPresent(m -> runs.put(m.name(), ok.facts().get(DefragScheduleModule.PROBE)));
+                            .ifPresent(m -> runs.put(m.name(), ok.facts().get(DefragScheduleJob.PROBE)));
                 }
             }
         }

@@ -1,8 +1,8 @@
 package io.etcdwright.modules.cluster;
 
-import io.etcdwright.modules.monitoring.CertificateMetricsModule;
+import io.etcdwright.modules.monitoring.CertificateMetricsJob;
+import io.etcdwright.modules.maintenance.DefragScheduleJob;
 
-import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.maintenance.DiskFacts;
 
 import io.etcdwright.engine.facts.FileState;
@@ -45,7 +45,7 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
                          ScheduleHostFacts schedule, Optional<RestoreMarker> restoreMarker, DiskFacts disk,
                          long clockSkewMillis) {
         this(host, system, install, setup, files, service, member, schedule, restoreMarker, disk, clockSkewMillis,
-                DefragScheduleModule.PROBE.parse(""));
+                DefragScheduleJob.PROBE.parse(""));
     }
 
     public EtcdHostFacts(String host, SystemFacts system, InstallFacts install, HostSetupFacts setup,
@@ -71,14 +71,14 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
         files.putAll(facts.get(probes.backupFiles()));
         files.putAll(facts.get(probes.pkiFiles()));
         files.putAll(facts.get(EtcdProbes.DEFRAG_FILES));
-        files.putAll(facts.get(CertificateMetricsModule.FILES));
+        files.putAll(facts.get(CertificateMetricsJob.FILES));
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),
                 java.util.Collections.unmodifiableMap(files), facts.get(ServiceFacts.PROBE), facts.get(probes.member()),
                 facts.get(ScheduleHostFacts.PROBE), facts.get(probes.restoreMarker()),
-                facts.get(probes.disk()), facts.clockSkewMillis(), facts.get(DefragScheduleModule.PROBE),
-                new io.etcdwright.modules.monitoring.CertificateMetricsFacts(facts.get(CertificateMetricsModule.TIMER_PROBE),
-                        facts.get(CertificateMetricsModule.FRESHNESS)));
+                facts.get(probes.disk()), facts.clockSkewMillis(), facts.get(DefragScheduleJob.PROBE),
+                new io.etcdwright.modules.monitoring.CertificateMetricsFacts(facts.get(CertificateMetricsJob.TIMER_PROBE),
+                        facts.get(CertificateMetricsJob.FRESHNESS)));
     }
 
     public FileState file(String path) {

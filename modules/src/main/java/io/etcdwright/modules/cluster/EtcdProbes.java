@@ -1,8 +1,8 @@
 package io.etcdwright.modules.cluster;
 
-import io.etcdwright.modules.monitoring.CertificateMetricsModule;
+import io.etcdwright.modules.monitoring.CertificateMetricsJob;
+import io.etcdwright.modules.maintenance.DefragScheduleJob;
 
-import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.maintenance.DiskFacts;
 
 import io.etcdwright.engine.facts.FileState;
@@ -39,7 +39,7 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Pro
             new FilesProbe("backup_files", ScheduleLayout.FILES, Set.copyOf(ScheduleLayout.READABLE)), "");
     /** The scheduled defragmentation's files: their own probe, as above. */
     static final Probe<Map<String, FileState>> DEFRAG_FILES = new LaterProbe<>(new FilesProbe("defrag_files",
-            DefragScheduleModule.JOB.files(), Set.copyOf(DefragScheduleModule.READABLE)), "");
+            DefragScheduleJob.JOB.files(), Set.copyOf(DefragScheduleJob.READABLE)), "");
     /** The healthcheck client's certificate: the one later PKI file whose text is read. */
     private static final Set<String> LATER_CERTIFICATE = Set.of(HostCertificates.laterPaths().get(0));
     /** The member's healthcheck client (certificate readable, key by digest): added later, as above. */
@@ -72,7 +72,7 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Pro
 
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
-                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk, DEFRAG_FILES, DefragScheduleModule.PROBE,
-                CertificateMetricsModule.FILES, CertificateMetricsModule.TIMER_PROBE, CertificateMetricsModule.FRESHNESS);
+                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk, DEFRAG_FILES, DefragScheduleJob.PROBE,
+                CertificateMetricsJob.FILES, CertificateMetricsJob.TIMER_PROBE, CertificateMetricsJob.FRESHNESS);
     }
 }

@@ -189,11 +189,11 @@ final class MembershipSteps {
                             outcome = Outcome.CHANGED;
                             ctx.note("its scheduled backups were removed");
                         }
-                        if (io.etcdwright.modules.maintenance.DefragScheduleModule.JOB.removeAll(ctx.session()) == Outcome.CHANGED) {
+                        if (io.etcdwright.modules.maintenance.DefragScheduleJob.JOB.removeAll(ctx.session()) == Outcome.CHANGED) {
                             outcome = Outcome.CHANGED;
                             ctx.note("its scheduled defragmentation was removed");
                         }
-                        if (io.etcdwright.modules.monitoring.CertificateMetricsModule.JOB.removeAll(ctx.session()) == Outcome.CHANGED) {
+                        if (io.etcdwright.modules.monitoring.CertificateMetricsJob.JOB.removeAll(ctx.session()) == Outcome.CHANGED) {
                             outcome = Outcome.CHANGED;
                             ctx.note("its certificate expiry metrics were removed");
                         }

@@ -222,7 +222,7 @@ public final class TransportMigrationPlanner {
         }
         var module = new io.etcdwright.modules.maintenance.DefragScheduleModule(in.desired().spec(), in.desired().members());
         for (Member m : in.desired().members()) {
-            if (in.facts().get(m.host().name()).file(io.etcdwright.modules.maintenance.DefragScheduleModule.CONF).exists()) {
+            if (in.facts().get(m.host().name()).file(io.etcdwright.modules.maintenance.DefragScheduleJob.CONF).exists()) {
                 module.plan(context(m, in.layout())).ifPresent(c -> steps.add(c.step().after(after).does(c.operation())));
             }
         }

@@ -31,8 +31,8 @@ public final class DefragRuns {
                 drift.add(new Drift("defrag-failed", host, "the scheduled defragmentation of member " + r.member() + " failed at "
                         + r.time() + ": " + r.message() + " (" + f.defragSchedule().failedRuns() + " failed run"
                         + (f.defragSchedule().failedRuns() == 1 ? "" : "s") + " in a row)",
-                        "look at 'journalctl -u " + DefragScheduleModule.SERVICE + "' on " + host + "; 'systemctl start "
-                                + DefragScheduleModule.SERVICE + "' there runs it again, 'etcdwright defrag' does it from here"))));
+                        "look at 'journalctl -u " + DefragScheduleJob.SERVICE + "' on " + host + "; 'systemctl start "
+                                + DefragScheduleJob.SERVICE + "' there runs it again, 'etcdwright defrag' does it from here"))));
         return drift;
     }
 
@@ -81,7 +81,7 @@ public final class DefragRuns {
             }
             if ("failed".equals(r.get("last_result"))) {
                 lines.add("  WARNING: " + r.get("member") + "'s last scheduled defragmentation failed: see 'journalctl -u "
-                        + DefragScheduleModule.SERVICE + "' on its host");
+                        + DefragScheduleJob.SERVICE + "' on its host");
             }
         }
         return lines;

@@ -18,6 +18,13 @@ import io.etcdwright.modules.timer.HostScripts;
 import io.etcdwright.modules.timer.TimerJob;
 import io.etcdwright.modules.timer.TimerJob.DesiredFile;
 
+import static io.etcdwright.modules.maintenance.DefragScheduleJob.CONF;
+import static io.etcdwright.modules.maintenance.DefragScheduleJob.CONF_DIR;
+import static io.etcdwright.modules.maintenance.DefragScheduleJob.JOB;
+import static io.etcdwright.modules.maintenance.DefragScheduleJob.SCRIPT;
+import static io.etcdwright.modules.maintenance.DefragScheduleJob.SERVICE;
+import static io.etcdwright.modules.maintenance.DefragScheduleJob.TIMER;
+
 import java.nio.charset.StandardCharsets;
 import java.time.DayOfWeek;
 import java.util.LinkedHashMap;
@@ -34,20 +41,6 @@ import java.util.stream.Collectors;
  * earlier one installed is removed. Nothing here touches etcd itself.
  */
 public final class DefragScheduleModule implements MemberModule {
-    public static final String SCRIPT = "/usr/local/lib/etcdwright/etcd-defrag";
-    public static final String CONF_DIR = "/etc/etcdwright/defrag";
-    public static final String CONF = CONF_DIR + "/defrag.conf";
-    public static final String STATE_DIR = "/var/lib/etcdwright/defrag";
-    public static final String SERVICE = "etcdwright-defrag.service";
-    public static final String TIMER = "etcdwright-defrag.timer";
-    public static final TimerJob JOB = new TimerJob(SCRIPT, CONF_DIR, STATE_DIR, SERVICE, TIMER,
-            List.of(SCRIPT, CONF, "/etc/systemd/system/" + SERVICE, "/etc/systemd/system/" + TIMER))
-            .withMetrics(CONF, "etcdwright_defrag.prom");
-    /** Files whose text the probe reads back: none holds a secret. */
-    public static final List<String> READABLE = List.of(CONF, JOB.serviceFile(), JOB.timerFile());
-    /** The timer, service and run records of each member's host. */
-    public static final io.etcdwright.engine.facts.Probe<ScheduleHostFacts> PROBE = ScheduleHostFacts.probe("defrag_schedule", JOB);
-
     private final Optional<Maintenance.Defrag> defrag;
     private final List<Member> members;
 
@@ -166,7 +159,7 @@ public final class DefragScheduleModule implements MemberModule {
     private Optional<Change> install(MemberContext member) {
         List<DesiredFile> files = desiredFiles(member);
         ScheduleHostFacts timer = member.facts().defragSchedule();
-        TimerJob.Differences d = JOB.differences(member, timer, files);
+        TimerJob.Differences d = JOB.differences(member.facts()::file, timer, files);
         if (d.none()) {
             return Optional.empty();
         }
@@ -177,7 +170,7 @@ public final class DefragScheduleModule implements MemberModule {
                         + calendar(defrag.schedule().get(), position(member.member())) + ", when at least "
                         + defrag.minFragmentationPercent() + "% free and " + defrag.minDbSizeMiB() + " MiB; " + TIMER + ")")
                 .reason(d.fresh() ? "not installed" : String.join(", ", d.why()))
-                .observed(JOB.observed(member, timer))
+                .observed(JOB.observed(member.facts()::file, timer))
                 .diff(d.differing().stream().filter(f -> !f.file().path().equals(SCRIPT)).findFirst()
                         .map(f -> new FileDiff(f.file().path(), member.facts().file(f.file().path()).content().orElse(""),
                                 new String(f.content(), StandardCharsets.UTF_8))).orElse(null));
@@ -186,13 +179,13 @@ public final class DefragScheduleModule implements MemberModule {
 
     private Optional<Change> remove(MemberContext member) {
         ScheduleHostFacts timer = member.facts().defragSchedule();
-        if (!timer.probed() || !JOB.present(member, timer)) {
+        if (!timer.probed() || !JOB.present(member.facts()::file, timer)) {
             return Optional.empty();
         }
         Step.Builder step = Step.on(member.host(), "maintenance", "defrag-schedule").kind(ChangeKind.DELETE)
                 .summary("remove scheduled defragmentation (" + TIMER + ", its script, configuration and run records)")
                 .reason("the spec has no maintenance.defrag.schedule")
-                .observed(JOB.observed(member, timer));
+                .observed(JOB.observed(member.facts()::file, timer));
         return Optional.of(new Change(step, ctx -> JOB.removeAll(ctx.session()), Optional.empty()));
     }
 

@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  */
 public record CertificateMetricsFacts(ScheduleHostFacts timer, Freshness freshness) {
     public static final CertificateMetricsFacts UNKNOWN = new CertificateMetricsFacts(
-            CertificateMetricsModule.TIMER_PROBE.parse(""), Freshness.parse(""));
+            CertificateMetricsJob.TIMER_PROBE.parse(""), Freshness.parse(""));
 
     /**
      * @param probed          false for facts recorded before this was asked: nothing is known

@@ -22,6 +22,14 @@ import io.etcdwright.modules.timer.HostScripts;
 import io.etcdwright.modules.timer.TimerJob;
 import io.etcdwright.modules.timer.TimerJob.DesiredFile;
 
+import static io.etcdwright.modules.monitoring.CertificateMetricsJob.CONF;
+import static io.etcdwright.modules.monitoring.CertificateMetricsJob.CONF_DIR;
+import static io.etcdwright.modules.monitoring.CertificateMetricsJob.JOB;
+import static io.etcdwright.modules.monitoring.CertificateMetricsJob.SCRIPT;
+import static io.etcdwright.modules.monitoring.CertificateMetricsJob.SERVICE;
+import static io.etcdwright.modules.monitoring.CertificateMetricsJob.TEXTFILE;
+import static io.etcdwright.modules.monitoring.CertificateMetricsJob.TIMER;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,31 +42,12 @@ import java.util.Set;
  * The certificates' expiry times on every member's host, for node_exporter's textfile collector
  * (monitoring in the spec; docs/monitoring.md): a third timer job beside scheduled backups and
  * defragmentation, with the same machinery ({@link TimerJob}), whose script writes
- * {@value #TEXTFILE} once a day. Every apply keeps it current: the job runs when installed, when the
+ * {@value CertificateMetricsJob#TEXTFILE} once a day. Every apply keeps it current: the job runs when installed, when the
  * file is missing or older than a certificate on the host, and after any step of the plan that
  * writes certificates there ({@link #refreshAfterCertificates}). Without monitoring in the spec,
  * what an earlier one installed is removed, its textfile with it.
  */
 public final class CertificateMetricsModule implements MemberModule {
-    public static final String SCRIPT = "/usr/local/lib/etcdwright/etcd-cert-metrics";
-    public static final String CONF_DIR = "/etc/etcdwright/cert-metrics";
-    public static final String CONF = CONF_DIR + "/cert-metrics.conf";
-    public static final String STATE_DIR = "/var/lib/etcdwright/cert-metrics";
-    public static final String SERVICE = "etcdwright-cert-metrics.service";
-    public static final String TIMER = "etcdwright-cert-metrics.timer";
-    public static final String TEXTFILE = "etcdwright_certificates.prom";
-    public static final TimerJob JOB = new TimerJob(SCRIPT, CONF_DIR, STATE_DIR, SERVICE, TIMER,
-            List.of(SCRIPT, CONF, "/etc/systemd/system/" + SERVICE, "/etc/systemd/system/" + TIMER)).withMetrics(CONF, TEXTFILE);
-
-    /** The job's files (none secret: all read back). */
-    public static final Probe<Map<String, io.etcdwright.engine.facts.FileState>> FILES = new LaterProbe<>(
-            new FilesProbe("cert_metrics_files", JOB.files(), Set.copyOf(JOB.files().subList(1, JOB.files().size()))), "");
-    /** The job's timer and run records. */
-    public static final Probe<ScheduleHostFacts> TIMER_PROBE = ScheduleHostFacts.probe("cert_metrics_schedule", JOB);
-    /** Whether the textfile is as new as the certificates. */
-    public static final Probe<CertificateMetricsFacts.Freshness> FRESHNESS = new LaterProbe<>(CertificateMetricsFacts.probe(
-            CONF, TEXTFILE, EtcdLayout.PKI_DIR), "");
-
     private final Optional<String> textfileDir;
 
     public CertificateMetricsModule(DesiredState desired) {
@@ -129,13 +118,13 @@ public final class CertificateMetricsModule implements MemberModule {
     private Optional<Change> install(MemberContext member, String dir) {
         CertificateMetricsFacts facts = member.facts().certMetrics();
         List<DesiredFile> files = desiredFiles(member, dir);
-        TimerJob.Differences d = JOB.differences(member, facts.timer(), files);
+        TimerJob.Differences d = JOB.differences(member.facts()::file, facts.timer(), files);
         if (!d.none()) {
             Step.Builder step = Step.on(member.host(), "monitoring", "certificate-metrics")
                     .kind(d.fresh() ? ChangeKind.CREATE : ChangeKind.UPDATE)
                     .summary("certificate expiry metrics in " + dir + "/" + TEXTFILE + ", daily and now (" + TIMER + ")")
                     .reason(d.fresh() ? "not installed" : String.join(", ", d.why()))
-                    .observed(JOB.observed(member, facts.timer()))
+                    .observed(JOB.observed(member.facts()::file, facts.timer()))
                     .diff(d.differing().stream().filter(f -> !f.file().path().equals(SCRIPT)).findFirst()
                             .map(f -> new FileDiff(f.file().path(), member.facts().file(f.file().path()).content().orElse(""),
                                     new String(f.content(), StandardCharsets.UTF_8))).orElse(null));
@@ -158,13 +147,13 @@ public final class CertificateMetricsModule implements MemberModule {
 
     private Optional<Change> remove(MemberContext member) {
         ScheduleHostFacts timer = member.facts().certMetrics().timer();
-        if (!timer.probed() || !JOB.present(member, timer)) {
+        if (!timer.probed() || !JOB.present(member.facts()::file, timer)) {
             return Optional.empty();
         }
         Step.Builder step = Step.on(member.host(), "monitoring", "certificate-metrics").kind(ChangeKind.DELETE)
                 .summary("remove the certificate expiry metrics (" + TIMER + ", its script, configuration and " + TEXTFILE + ")")
                 .reason("the spec has no monitoring")
-                .observed(JOB.observed(member, timer));
+                .observed(JOB.observed(member.facts()::file, timer));
         return Optional.of(new Change(step, ctx -> JOB.removeAll(ctx.session()), Optional.empty()));
     }
 

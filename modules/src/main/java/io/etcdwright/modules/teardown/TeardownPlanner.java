@@ -1,5 +1,6 @@
 package io.etcdwright.modules.teardown;
 
+import io.etcdwright.modules.maintenance.DefragScheduleJob;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
@@ -7,7 +8,6 @@ import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
-import io.etcdwright.modules.maintenance.DefragScheduleModule;
 import io.etcdwright.modules.backup.schedule.ScheduleLayout;
 import io.etcdwright.modules.cluster.EtcdHostFacts;
 import io.etcdwright.modules.data.DataDirWipe;
@@ -84,18 +84,18 @@ public final class TeardownPlanner {
                 after.add(backups);
             }
             // And the defragmentation timer, for the same reason.
-            if (DefragScheduleModule.JOB.files().stream().anyMatch(p -> f.file(p).exists())
+            if (DefragScheduleJob.JOB.files().stream().anyMatch(p -> f.file(p).exists())
                     || f.defragSchedule().timerEnabled() || f.defragSchedule().timerActive()) {
                 Step defrag = Step.on(host, "teardown", "defrag-schedule").kind(ChangeKind.DELETE)
-                        .summary("remove scheduled defragmentation (" + DefragScheduleModule.TIMER + ", script, configuration)")
+                        .summary("remove scheduled defragmentation (" + DefragScheduleJob.TIMER + ", script, configuration)")
                         .reason("installed")
                         .observed("timer enabled=" + f.defragSchedule().timerEnabled() + " active=" + f.defragSchedule().timerActive())
-                        .does(ctx -> DefragScheduleModule.JOB.removeAll(ctx.session()));
+                        .does(ctx -> DefragScheduleJob.JOB.removeAll(ctx.session()));
                 steps.add(defrag);
                 after.add(defrag);
             }
             // And the certificate metrics' timer and textfile: node_exporter would serve a destroyed member's expiries.
-            var certMetrics = io.etcdwright.modules.monitoring.CertificateMetricsModule.JOB;
+            var certMetrics = io.etcdwright.modules.monitoring.CertificateMetricsJob.JOB;
             if (certMetrics.files().stream().anyMatch(p -> f.file(p).exists())
                     || f.certMetrics().timer().timerEnabled() || f.certMetrics().timer().timerActive()) {
                 Step metrics = Step.on(host, "teardown", "certificate-metrics").kind(ChangeKind.DELETE)

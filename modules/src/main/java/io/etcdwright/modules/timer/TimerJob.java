@@ -5,7 +5,6 @@ import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
-import io.etcdwright.modules.MemberContext;
 import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 
 import java.util.ArrayList;
@@ -72,20 +71,20 @@ public record TimerJob(String script, String confDir, String stateDir, String se
         }
     }
 
-    public Differences differences(MemberContext member, ScheduleHostFacts timerFacts, List<DesiredFile> want) {
+    public Differences differences(HostFiles host, ScheduleHostFacts timerFacts, List<DesiredFile> want) {
         List<DesiredFile> differing = new ArrayList<>();
         for (DesiredFile f : want) {
-            FileState have = member.facts().file(f.file().path());
+            FileState have = host.file(f.file().path());
             if (!have.hasContent(f.content()) || !have.hasAttributes(f.file().mode(), "root", "root")) {
                 differing.add(f);
             }
         }
         List<String> wanted = want.stream().map(f -> f.file().path()).toList();
-        List<String> stale = files.stream().filter(p -> !wanted.contains(p)).filter(p -> member.facts().file(p).exists()).toList();
+        List<String> stale = files.stream().filter(p -> !wanted.contains(p)).filter(p -> host.file(p).exists()).toList();
         boolean timerRunning = timerFacts.timerEnabled() && timerFacts.timerActive() && !timerFacts.needsDaemonReload();
-        boolean fresh = want.stream().noneMatch(f -> member.facts().file(f.file().path()).exists());
+        boolean fresh = want.stream().noneMatch(f -> host.file(f.file().path()).exists());
         List<String> why = new ArrayList<>();
-        differing.forEach(f -> why.add(name(f.file().path()) + (member.facts().file(f.file().path()).exists()
+        differing.forEach(f -> why.add(name(f.file().path()) + (host.file(f.file().path()).exists()
                 ? (f.secret() ? " differs (by digest)" : " differs") : " missing")));
         stale.forEach(p -> why.add(name(p) + " no longer needed"));
         if (!timerRunning) {
@@ -96,15 +95,15 @@ public record TimerJob(String script, String confDir, String stateDir, String se
     }
 
     /** Something is installed that a removal would take away. */
-    public boolean present(MemberContext member, ScheduleHostFacts timerFacts) {
-        return files.stream().anyMatch(p -> member.facts().file(p).exists()) || timerFacts.timerEnabled() || timerFacts.timerActive();
+    public boolean present(HostFiles host, ScheduleHostFacts timerFacts) {
+        return files.stream().anyMatch(p -> host.file(p).exists()) || timerFacts.timerEnabled() || timerFacts.timerActive();
     }
 
     /** What the plan records as observed: the files' digests and modes, and the timer's state. */
-    public String observed(MemberContext member, ScheduleHostFacts timerFacts) {
+    public String observed(HostFiles host, ScheduleHostFacts timerFacts) {
         StringBuilder b = new StringBuilder();
         for (String p : files) {
-            FileState f = member.facts().file(p);
+            FileState f = host.file(p);
             b.append(f.exists() ? f.sha256() + " " + f.mode() : "-").append(';');
         }
         return b.append("timer enabled=").append(timerFacts.timerEnabled()).append(" active=").append(timerFacts.timerActive())

@@ -75,7 +75,7 @@ class DefragScheduleModuleTest {
                 new InstallFacts(List.of(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()),
                 new HostSetupFacts(true, Map.of()), files, new ServiceFacts("active", true, 0, true, 1, false),
                 new MemberFacts(true, true, 100, 1000, Optional.empty()), ScheduleHostFacts.PROBE.parse("probed=1\n"),
-                Optional.empty(), DiskFacts.UNKNOWN, 0, DefragScheduleModule.PROBE.parse(defragProbe));
+                Optional.empty(), DiskFacts.UNKNOWN, 0, DefragScheduleJob.PROBE.parse(defragProbe));
     }
 
     static MemberContext member(DesiredState desired, int i, EtcdHostFacts facts) {
@@ -135,15 +135,15 @@ class DefragScheduleModuleTest {
         DesiredState desired = desired(dir, SCHEDULE);
         DefragScheduleModule module = new DefragScheduleModule(desired.spec(), desired.members());
         List<TimerJob.DesiredFile> h2 = module.desiredFiles(member(desired, 1, facts("h2", Map.of(), "probed=1\n")));
-        String conf = content(h2, DefragScheduleModule.CONF);
+        String conf = content(h2, DefragScheduleJob.CONF);
         assertTrue(conf.contains("\nMEMBER=h2\n"), conf);
         assertTrue(conf.contains("\nENDPOINT=https://10.0.0.12:2379\n"), conf);
         assertTrue(conf.contains("\nENDPOINTS=https://10.0.0.11:2379,https://10.0.0.12:2379,https://10.0.0.13:2379\n"), conf);
         assertTrue(conf.contains("\nTLS=true\n") && conf.contains("\nCERT=/etc/etcd/pki/healthcheck-client.crt\n"), conf);
         assertTrue(conf.contains("\nLOCK_KEY=/etcdwright/lock/c1\n"), conf);
         assertTrue(conf.contains("\nMIN_FRAGMENTATION_PERCENT=30\n") && conf.contains("\nMIN_DB_SIZE_BYTES=8388608\n"), conf);
-        assertTrue(content(h2, module.JOB.timerFile()).contains("\nOnCalendar=*-*-* 03:15:00 UTC\n"));
-        assertTrue(content(h2, module.JOB.serviceFile()).contains("\nExecStart=/usr/local/lib/etcdwright/etcd-defrag /etc/etcdwright/defrag\n"));
+        assertTrue(content(h2, DefragScheduleJob.JOB.timerFile()).contains("\nOnCalendar=*-*-* 03:15:00 UTC\n"));
+        assertTrue(content(h2, DefragScheduleJob.JOB.serviceFile()).contains("\nExecStart=/usr/local/lib/etcdwright/etcd-defrag /etc/etcdwright/defrag\n"));
         h2.forEach(f -> assertEquals("root", f.file().owner()));
         assertEquals("0600", h2.get(1).file().mode(), "the configuration is root's only");
 
@@ -151,7 +151,7 @@ class DefragScheduleModuleTest {
         MemberContext h1 = new MemberContext(plain.members().get(0), facts("h1", Map.of(), "probed=1\n"), plain.spec(),
                 EtcdLayout.DEFAULT.withTransport(io.etcdwright.modules.config.MemberTransport.of(plain.spec().tls().transport())),
                 new MemberContext.Bootstrap(List.of(), false, "t"));
-        String plainConf = content(new DefragScheduleModule(plain.spec(), plain.members()).desiredFiles(h1), DefragScheduleModule.CONF);
+        String plainConf = content(new DefragScheduleModule(plain.spec(), plain.members()).desiredFiles(h1), DefragScheduleJob.CONF);
         assertTrue(plainConf.contains("\nTLS=false\n") && plainConf.contains("\nENDPOINT=http://10.0.0.11:2379\n"), plainConf);
     }
 

@@ -59,7 +59,7 @@ public final class BackupScheduleModule implements MemberModule {
 
     private Optional<Change> install(MemberContext member, ScheduleTarget target) {
         List<DesiredFile> files = desiredFiles(target, member);
-        TimerJob.Differences d = ScheduleLayout.JOB.differences(member, member.facts().schedule(), files);
+        TimerJob.Differences d = ScheduleLayout.JOB.differences(member.facts()::file, member.facts().schedule(), files);
         if (d.none()) {
             return Optional.empty();
         }
@@ -67,7 +67,7 @@ public final class BackupScheduleModule implements MemberModule {
                 .summary("scheduled backups every " + target.schedule().intervalMinutes() + " min to " + target.store().type()
                         + " store '" + target.store().name() + "' (" + ScheduleLayout.TIMER + ")")
                 .reason(d.fresh() ? "not installed" : String.join(", ", d.why()))
-                .observed(ScheduleLayout.JOB.observed(member, member.facts().schedule()))
+                .observed(ScheduleLayout.JOB.observed(member.facts()::file, member.facts().schedule()))
                 .diff(d.differing().stream().filter(f -> !f.secret() && !f.file().path().equals(ScheduleLayout.SCRIPT)).findFirst()
                         .map(f -> new FileDiff(f.file().path(), member.facts().file(f.file().path()).content().orElse(""),
                                 new String(f.content(), StandardCharsets.UTF_8))).orElse(null));
@@ -76,13 +76,13 @@ public final class BackupScheduleModule implements MemberModule {
 
     private Optional<Change> remove(MemberContext member) {
         ScheduleHostFacts timer = member.facts().schedule();
-        if (!timer.probed() || !ScheduleLayout.JOB.present(member, timer)) {
+        if (!timer.probed() || !ScheduleLayout.JOB.present(member.facts()::file, timer)) {
             return Optional.empty();
         }
         Step.Builder step = Step.on(member.host(), "backup", "schedule").kind(ChangeKind.DELETE)
                 .summary("remove scheduled backups (" + ScheduleLayout.TIMER + ", its script, configuration and credentials)")
                 .reason("the spec has no backup.schedule")
-                .observed(ScheduleLayout.JOB.observed(member, timer));
+                .observed(ScheduleLayout.JOB.observed(member.facts()::file, timer));
         return Optional.of(new Change(step, ctx -> removeAll(ctx.session()), Optional.empty()));
     }
 
