@@ -34,6 +34,7 @@ class UnworkableInputTest {
             etcd:
               version: 3.5.16
             """;
+    private static final String SSH_CLASH = ": etcd cannot listen on the port sshd holds on the host, so the member would never start";
 
     @TempDir
     Path dir;
@@ -46,6 +47,34 @@ class UnworkableInputTest {
     private DesiredState load(String inventory, String spec) {
         return DesiredStateLoader.load(Fixtures.write(dir, "hosts.yaml", inventory), Fixtures.write(dir, "demo.yaml", spec),
                 SupportFloorRules.RULES);
+    }
+
+    @Test
+    void aClientOrPeerPortThatIsAMembersSshPortIsRefusedInTheSpec() {
+        assertEquals(List.of("demo.yaml:6:13: error: etcd.ports.client: port 2222 is the SSH port the inventory gives host h2"
+                        + " (ansible_port at hosts.yaml:6:54)" + SSH_CLASH + "; choose another client port (etcd's default is 2379)"),
+                problems(INVENTORY, SPEC + "  ports:\n    client: 2222\n"));
+        // Two members' hosts with that SSH port: one error, naming both and where each port is written.
+        assertEquals(List.of("demo.yaml:6:13: error: etcd.ports.client: port 2222 is the SSH port the inventory gives hosts h1"
+                        + " (ansible_port at hosts.yaml:5:54), h2 (ansible_port at hosts.yaml:6:54)" + SSH_CLASH
+                        + "; choose another client port (etcd's default is 2379)"),
+                problems(INVENTORY.replace("h1: {ansible_host: 10.77.0.11}", "h1: {ansible_host: 10.77.0.11, ansible_port: 2222}"),
+                        SPEC + "  ports:\n    client: 2222\n"));
+        // Port 22 of every other host is also privileged: that error says all there is to fix in the field.
+        assertEquals(List.of("demo.yaml:7:11: error: etcd.ports.peer: port 22 is below 1024, which only root may listen on; etcd"
+                        + " runs as the unprivileged etcd user, so it could not bind the port and the member would never start;"
+                        + " choose a port from 1024 up (etcd's defaults: client 2379, peer 2380)"),
+                problems(INVENTORY, SPEC + "  ports:\n    client: 2379\n    peer: 22\n"));
+    }
+
+    @Test
+    void anSshPortThatIsEtcdsDefaultPortIsRefusedInTheInventory() {
+        // The spec writes no port: the only place written is ansible_port, and the message says the spec's field.
+        assertEquals(List.of("hosts.yaml:6:54: error: all.children.etcd.hosts.h2.ansible_port: SSH port 2380 of host h2 is"
+                        + " etcd's peer port (etcd.ports.peer in demo.yaml, 2380 by default)" + SSH_CLASH
+                        + "; set etcd.ports.peer to another port in the spec, or fix ansible_port if sshd listens on another port"),
+                problems(INVENTORY.replace("2222", "2380"), SPEC));
+        load(INVENTORY, SPEC);
     }
 
     @Test
