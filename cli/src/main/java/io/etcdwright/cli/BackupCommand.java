@@ -38,8 +38,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-@Command(name = "backup", description = {"Take a backup now: a snapshot from the leader, verified, compressed, encrypted when the spec",
-        "names recipients, and written to a store in etcd-manager's layout."})
+@Command(name = "backup", description = {"Take a backup now: a snapshot from the leader, written to a store.",
+        "The snapshot is verified, compressed, encrypted when the spec names recipients, and written in etcd-manager's layout."})
 final class BackupCommand implements Callable<Integer> {
     @Mixin
     BackupsCommand.StoreOptions options;

@@ -107,8 +107,9 @@ final class BackupsCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "verify", description = {"Download a backup, decrypt it, check its sha256 and open the snapshot, and compare",
-            "with its meta. Exits 1 when any check fails."})
+    @Command(name = "verify", description = {"Check a backup from end to end, as a restore would read it.",
+            "Downloads the backup, decrypts it, checks its sha256, opens the snapshot and compares it with its meta.",
+            "Exits 1 when any check fails."})
     static final class Verify implements Callable<Integer> {
         @Mixin
         StoreOptions options;
@@ -154,8 +155,9 @@ final class BackupsCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "prune", description = {"Delete the backups the retention rules drop (etcd-manager's: all under 1 h, the oldest",
-            "of each hour for 7 days, of each day for 2 years; the newest is always kept), and leftovers of cut-short writes."})
+    @Command(name = "prune", description = {"Delete the backups the retention rules drop, and leftovers of cut-short writes.",
+            "The rules are etcd-manager's: all under 1 h are kept, the oldest of each hour for 7 days, of each day for 2 years;",
+            "the newest is always kept."})
     static final class Prune implements Callable<Integer> {
         @Mixin
         StoreOptions options;

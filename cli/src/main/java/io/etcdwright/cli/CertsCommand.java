@@ -22,10 +22,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
-@Command(name = "certs", description = {"Every certificate of the cluster: the workstation's PKI directory and each member host's copies",
-        "(read over SSH, one round trip a host): kind, subject, SANs, issuer, expiry and days left; for a host's copy whether",
-        "it is the workstation's certificate, and whether its key file (never read off the host: its public half is derived",
-        "there with openssl) belongs to it.",
+@Command(name = "certs", description = {"List every certificate of the cluster, on the workstation and on each member host.",
+        "The workstation's PKI directory and each member host's copies (read over SSH, one round trip a host): kind, subject,",
+        "SANs, issuer, expiry and days left; for a host's copy whether it is the workstation's certificate, and whether its",
+        "key file (never read off the host: its public half is derived there with openssl) belongs to it.",
         "Exits 2 when a certificate expires within --expiring-within days (for CI and monitoring), 1 when a host could",
         "not be read or a certificate is damaged, 0 otherwise."},
         subcommands = {CertsIssueReaderCommand.class})

@@ -26,7 +26,8 @@ import java.util.concurrent.Callable;
  * $ETCDWRIGHT_HOME or tls.pki.dir says) is data in the operator's shell, never code.
  */
 @Command(name = "client-env", description = {
-        "Print the ETCDCTL_* settings for etcdctl with the admin client certificate, one line each:",
+        "Print the ETCDCTL_* settings for etcdctl with the admin client certificate.",
+        "One line each:",
         "  export ETCDCTL_ENDPOINTS='https://10.77.0.11:2379,...'",
         "Values are single-quoted for POSIX sh (by the same function that quotes commands run on hosts), so the output is safe to eval in sh and bash",
         "whatever the addresses and paths contain:",

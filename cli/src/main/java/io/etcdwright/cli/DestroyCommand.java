@@ -12,8 +12,8 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
-@Command(name = "destroy", description = {"Stop etcd and remove its unit, config, certificates and binaries from the members,",
-        "and the client files it placed on hosts that run no member.",
+@Command(name = "destroy", description = {"Stop etcd and remove its unit, config, certificates and binaries from the members.",
+        "The client files it placed on hosts that run no member are removed too.",
         "Data directories are kept unless --wipe-data is given."})
 final class DestroyCommand implements Callable<Integer> {
     @Mixin

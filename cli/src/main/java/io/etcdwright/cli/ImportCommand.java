@@ -46,10 +46,10 @@ import java.util.concurrent.Callable;
  * that describes the cluster as it is (docs/import.md). Changes nothing on any host.
  */
 @Command(name = "import", description = {
-        "Adopt a running etcd cluster that etcdwright did not create (kubeadm's external etcd, etcdadm, a distribution",
-        "package or a hand-written systemd unit): read each host's etcd.service (flags and environment files), import",
-        "the cluster's CA into the workstation's PKI directory, ask etcd for its members, and write a desired state that",
-        "describes the cluster as it is. Nothing on the hosts changes; the next plan converges the layout onto",
+        "Adopt a running etcd cluster that etcdwright did not create, and write a desired state that describes it as it is.",
+        "For kubeadm's external etcd, etcdadm, a distribution package or a hand-written systemd unit: reads each host's",
+        "etcd.service (flags and environment files), imports the cluster's CA into the workstation's PKI directory, asks",
+        "etcd for its members, and writes the desired state. Nothing on the hosts changes; the next plan converges the layout onto",
         "etcdwright's one member at a time, keeping the data where it is (docs/import.md)."})
 final class ImportCommand implements Callable<Integer> {
     @Option(names = {"-i", "--inventory"}, required = true, paramLabel = "INVENTORY", description = "The inventory of the cluster's hosts.")

@@ -25,8 +25,8 @@ import java.util.concurrent.Callable;
  * would be taken literally: so they are printed bare, one per line, and a value that could
  * split a line into a second flag (a newline or other control character) is refused instead.
  */
-@Command(name = "kube-apiserver-flags", description = {"Print the kube-apiserver flags that connect it to this cluster,",
-        "one --flag=value per line, as kube-apiserver's manifest takes them (each an item of its command list:",
+@Command(name = "kube-apiserver-flags", description = {"Print the kube-apiserver flags that connect it to this cluster.",
+        "One --flag=value per line, as kube-apiserver's manifest takes them (each an item of its command list:",
         "  - --etcd-servers=https://10.77.0.11:2379,...).",
         "Values are not shell-quoted: paste them into the manifest; do not eval this output.",
         "Paths are where the hosts named in the spec's clients.kube-apiserver hold its client certificate (a stacked",

@@ -156,8 +156,8 @@ final class StateCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "show", description = {"What the state store holds for the cluster: its version, who wrote it and when, and",
-            "(with the key) each file: a certificate's subject and expiry, never a secret. And how this workstation's cache stands."})
+    @Command(name = "show", description = {"Show what the state store holds for the cluster, and how this workstation's cache stands.",
+            "Its version, who wrote it and when, and (with the key) each file: a certificate's subject and expiry, never a secret."})
     static final class Show implements Callable<Integer> {
         @Mixin
         InputOptions input;

@@ -23,8 +23,9 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-@Command(name = "unlock", description = {"Remove the cluster's lock from its etcd: for a holder known to be gone whose lease",
-        "you cannot wait out. Says what it removes; the workstation's lock file needs no unlock (it goes with its process)."})
+@Command(name = "unlock", description = {"Remove the cluster's lock from its etcd, for a holder known to be gone.",
+        "For when the holder's lease is one you cannot wait out. Says what it removes; the workstation's lock file needs no",
+        "unlock (it goes with its process)."})
 final class UnlockCommand implements Callable<Integer> {
     @Mixin
     InputOptions input;

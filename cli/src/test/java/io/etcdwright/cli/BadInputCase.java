@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  * field: all.hosts.h1.ansible_port  the field named in the error; - for a problem of the whole file;
  *                                   a.b.* for any field under a.b (keys with odd characters); * for any or none
  * reported-in: spec                 optional: the error is in this file, not the broken one (a clash between them)
+ * seen-with: spec                   optional: the error is in the broken inventory but is a clash with the (valid)
+ *                                   spec, so a command reading the inventory alone (facts -i) is not expected to see it
  * message: integer                  a word or two the message must contain (case-insensitive)
  * given: directory                  optional: the broken path is a directory, a dangling-symlink, or a
  *                                   pipe (a FIFO the body is written into, as -f <(sops -d ...) gives)
@@ -39,8 +41,8 @@ import java.util.regex.Pattern;
  * {@code @REPEAT(text,count)@} (text repeated, for inputs too big to commit; \n escapes) and
  * {@code @HEX(ff fe 00)@} (raw bytes, for binary and non-UTF-8 files).
  */
-record BadInputCase(String id, Broken broken, Broken reportedIn, String at, String field, String message, String given,
-                    List<String> setup, String body) {
+record BadInputCase(String id, Broken broken, Broken reportedIn, boolean seenWithSpec, String at, String field, String message,
+                    String given, List<String> setup, String body) {
 
     /** ini: the inventory, written as an INI file (hosts.ini) instead of YAML; the body is the whole of it. */
     enum Broken { inventory, ini, spec, plan }
@@ -88,7 +90,10 @@ record BadInputCase(String id, Broken broken, Broken reportedIn, String at, Stri
         }
         Broken broken = Broken.valueOf(values.get("broken"));
         Broken reportedIn = values.containsKey("reported-in") ? Broken.valueOf(values.get("reported-in")) : broken;
-        return new BadInputCase(id, broken, reportedIn, values.get("at"), values.get("field"),
+        if (values.containsKey("seen-with") && !values.get("seen-with").equals("spec")) {
+            throw new IllegalArgumentException(id + ": 'seen-with:' can only be spec, got " + values.get("seen-with"));
+        }
+        return new BadInputCase(id, broken, reportedIn, values.containsKey("seen-with"), values.get("at"), values.get("field"),
                 values.get("message"), values.getOrDefault("given", ""), setup, body);
     }
 

@@ -19,9 +19,18 @@ import java.util.Optional;
  * @param become         {@code ansible_become}: run commands through sudo
  * @param vars           every variable of the host after merging, in precedence order
  * @param location       where the host is first listed
+ * @param portSetAt      where the {@code ansible_port} that wins is written; empty when the port is 22 by default
  */
 public record InventoryHost(String name, String address, int port, String user, Optional<Path> privateKeyFile,
-                            boolean become, Map<String, Object> vars, Location location) {
+                            boolean become, Map<String, Object> vars, Location location, Optional<SetAt> portSetAt) {
+
+    /** Where a variable is written: the place a problem with its value points at. */
+    public record SetAt(Location location, String field) {
+        public SetAt {
+            Objects.requireNonNull(location, "location");
+            Objects.requireNonNull(field, "field");
+        }
+    }
 
     public static final int DEFAULT_SSH_PORT = 22;
     public static final String DEFAULT_USER = "root";
@@ -32,7 +41,14 @@ public record InventoryHost(String name, String address, int port, String user, 
         Objects.requireNonNull(user, "user");
         Objects.requireNonNull(privateKeyFile, "privateKeyFile");
         Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(portSetAt, "portSetAt");
         vars = JsonValues.orderedCopy(vars);
+    }
+
+    /** A host whose SSH port is not traced to where it is written (a host made in code, not read). */
+    public InventoryHost(String name, String address, int port, String user, Optional<Path> privateKeyFile,
+                         boolean become, Map<String, Object> vars, Location location) {
+        this(name, address, port, user, privateKeyFile, become, vars, location, Optional.empty());
     }
 
     /** The address etcd advertises and listens on: {@code etcd_address}, or the SSH address. */

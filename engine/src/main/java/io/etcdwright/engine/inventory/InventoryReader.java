@@ -285,7 +285,12 @@ final class InventoryReader {
                 ? resolve(written, whereSet(host, "ansible_ssh_private_key_file"))
                 : Optional.empty();
         boolean become = InventoryValues.isTrue(vars.get("ansible_become"));
-        return new InventoryHost(host.name, address, port, user, keyFile, become, vars, host.location);
+        Optional<InventoryHost.SetAt> portSetAt = Optional.empty();
+        if (vars.get("ansible_port") instanceof Number) {
+            Where at = whereSet(host, "ansible_port");
+            portSetAt = Optional.of(new InventoryHost.SetAt(at.document().locationOf(at.path()), at.path().toString()));
+        }
+        return new InventoryHost(host.name, address, port, user, keyFile, become, vars, host.location, portSetAt);
     }
 
     private void checkDistinctSshTargets(Map<String, InventoryHost> built) {

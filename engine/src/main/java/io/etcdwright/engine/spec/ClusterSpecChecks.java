@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.etcdwright.engine.source.Addresses;
 import io.etcdwright.engine.source.FieldPath;
 import io.etcdwright.engine.source.HostPaths;
+import io.etcdwright.engine.source.PemCertificates;
 import io.etcdwright.engine.source.Problems;
 import io.etcdwright.engine.source.Quoted;
 import io.etcdwright.engine.source.UrlTemplates;
@@ -34,6 +35,8 @@ final class ClusterSpecChecks {
     private static final Set<String> PUSH_SCHEMES = new LinkedHashSet<>(List.of("https", "http", "file"));
     /** etcd config keys: lower-case words joined by '-'. */
     private static final Pattern SETTING_KEY = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)*");
+    /** Below this, a port is privileged: only root may listen on it (Linux's default ip_unprivileged_port_start). */
+    private static final int FIRST_UNPRIVILEGED_PORT = 1024;
     /** etcd refuses to start with an election timeout above this (milliseconds). */
     private static final int MAX_ELECTION_TIMEOUT = 50_000;
 
@@ -51,6 +54,7 @@ final class ClusterSpecChecks {
 
     void run() {
         checkControlCharacters(document.root(), FieldPath.ROOT);
+        checkVersionSpelling();
         checkPorts();
         checkDataDir();
         checkSettings();
@@ -100,6 +104,22 @@ final class ClusterSpecChecks {
     }
 
     /**
+     * The version as etcd names its releases (v3.5.16): it goes into the download URL, the install
+     * directory and the comparison with the version each member reports, so 3.05.16 would be
+     * read as 3.5.16 here and be a release that does not exist everywhere else.
+     */
+    private void checkVersionSpelling() {
+        FieldPath version = FieldPath.of("etcd", "version");
+        String written = spec.etcd().version();
+        Optional<Version> parsed = Version.tryParse(written);
+        if (!reported(version) && parsed.isPresent() && !parsed.get().toString().equals(written.strip())) {
+            problems.error(document, version, "has a leading zero: etcd names its releases without them, so "
+                    + Quoted.of(written) + " matches no download and never the version the members report; write "
+                    + parsed.get());
+        }
+    }
+
+    /**
      * The version and the settings as the spec's etcd release reads them ({@link VersionRules}): a
      * release etcdwright does not operate, a setting that release dropped or spells otherwise. Only
      * settings found well-formed above are asked about.
@@ -139,6 +159,9 @@ final class ClusterSpecChecks {
             return;
         }
         Ports written = spec.etcd().ports();
+        privileged(ports.key("client"), written.client());
+        privileged(ports.key("peer"), written.peer());
+        written.metrics().ifPresent(metrics -> privileged(ports.key("metrics"), metrics));
         if (written.client() == written.peer()) {
             clash(ports.key("client"), ports.key("peer"), written.peer());
         }
@@ -149,6 +172,18 @@ final class ClusterSpecChecks {
                 clash(ports.key("peer"), ports.key("metrics"), metrics);
             }
         });
+    }
+
+    /**
+     * Ports below 1024 are bound by root only (or with CAP_NET_BIND_SERVICE, which the unit does
+     * not grant): etcd runs as the unprivileged etcd user and would fail at every start.
+     */
+    private void privileged(FieldPath at, int port) {
+        if (port < FIRST_UNPRIVILEGED_PORT && document.contains(at)) {
+            problems.error(document, at, "port " + port + " is below " + FIRST_UNPRIVILEGED_PORT + ", which only root may listen on;"
+                    + " etcd runs as the unprivileged etcd user, so it could not bind the port and the member would never"
+                    + " start; choose a port from " + FIRST_UNPRIVILEGED_PORT + " up (etcd's defaults: client 2379, peer 2380)");
+        }
     }
 
     /** Points at whichever of the two the operator wrote (the later one if both). */
@@ -263,6 +298,11 @@ final class ClusterSpecChecks {
         if (!reported(ca)) {
             checkReadableFile(ca.key("cert"), written.caCert(), "CA certificate");
             checkReadableFile(ca.key("key"), written.caKey(), "CA private key");
+            FieldPath caCert = ca.key("cert");
+            if (!reported(caCert)) {
+                written.caCert().flatMap(file -> PemCertificates.problem(file, "CA certificate", document.root().at(caCert.pointer()).asText()))
+                        .ifPresent(problem -> problems.error(document, caCert, problem));
+            }
         }
         if (written.trustOnly() && !reported(ca)) {
             problems.warning(document, ca, "trust-only (a CA certificate without its key): etcdwright operates the cluster"

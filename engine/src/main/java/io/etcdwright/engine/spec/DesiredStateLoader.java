@@ -74,6 +74,10 @@ public final class DesiredStateLoader {
                     compareMembers, problems).select();
             if (!members.isEmpty()) {
                 new ClientTargetsCheck(spec.get().document(), spec.get().spec(), inventory.get(), members, problems).check();
+                // A refused ansible_port fell back to 22: a clash with it would be about a port nobody wrote.
+                if (!inventoryOutcome.hasErrorsInVariables(Set.of("ansible_port"))) {
+                    new SshPortCheck(spec.get().document(), spec.get().spec(), members, problems).check();
+                }
             }
         }
         problems.throwIfErrors();

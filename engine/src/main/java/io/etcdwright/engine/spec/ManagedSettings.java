@@ -68,6 +68,12 @@ final class ManagedSettings {
             "log-level", Set.of("debug", "info", "warn", "error", "panic", "fatal"),
             "logger", Set.of("zap", "capnslog"));
 
+    /**
+     * etcd's own flag description: "Disables fsync, unsafe, will cause data loss." Only false, its
+     * default, is let through: a cluster etcdwright operates is one whose acknowledged writes stay.
+     */
+    private static final String NO_FSYNC = "unsafe-no-fsync";
+
     private ManagedSettings() {}
 
     /** Why {@code key} cannot be set in etcd.settings, when etcdwright manages it. */
@@ -85,6 +91,12 @@ final class ManagedSettings {
 
     /** Why {@code value} is not a value of the well-known setting {@code key}; empty when it is, or the key is not well known. */
     static Optional<String> valueProblem(String key, Object value) {
+        if (key.equals(NO_FSYNC) && !Boolean.FALSE.equals(value)) {
+            return Optional.of("must be false" + got(value) + ": with fsync off, etcd acknowledges writes before they are on"
+                    + " disk, so a power failure or a crash of the host loses writes that clients were told are saved (and"
+                    + " can leave the members disagreeing); etcd offers it for tests only. Remove the setting (false is"
+                    + " etcd's default)");
+        }
         if (POSITIVE_INTEGERS.contains(key) && !(isInteger(value) && ((Number) value).longValue() >= 1)) {
             return Optional.of("must be a whole number of at least 1" + got(value));
         }

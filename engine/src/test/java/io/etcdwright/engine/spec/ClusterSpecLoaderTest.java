@@ -86,7 +86,7 @@ class ClusterSpecLoaderTest {
 
     @Test
     void pathsAreRelativeToTheSpecFile() {
-        Fixtures.write(dir, "specs/ca/my-ca.crt", "cert");
+        Fixtures.write(dir, "specs/ca/my-ca.crt", Fixtures.CA_CERTIFICATE);
         Fixtures.write(dir, "specs/ca/my-ca.key", "key");
         Fixtures.write(dir, "specs/backup.crt", "cert");
         Fixtures.write(dir, "keys/second.pem", "public key");

@@ -353,7 +353,7 @@ class DesiredStateLoaderTest {
         assertEquals(List.of("demo.yaml:7:5: error: tls.pki.ca.cert: a CA you bring needs its 'cert' (and its 'key', unless"
                         + " etcdwright is to issue nothing: trust-only)"),
                 problems(SPEC + "tls:\n  pki:\n    ca:\n      key: my-ca.key\n"));
-        Fixtures.write(dir, "my-ca.crt", "-----BEGIN CERTIFICATE-----\n");
+        Fixtures.write(dir, "my-ca.crt", Fixtures.CA_CERTIFICATE);
         // Valid, with a warning at the field saying what trust-only means.
         DesiredState trustOnly = load(INVENTORY, SPEC + "tls:\n  pki:\n    ca:\n      cert: my-ca.crt\n");
         assertTrue(trustOnly.spec().tls().pki().trustOnly());
@@ -363,7 +363,7 @@ class DesiredStateLoaderTest {
 
     @Test
     void certificatesOnTheHostsAreForATrustOnlyCaAlone() {
-        Fixtures.write(dir, "my-ca.crt", "-----BEGIN CERTIFICATE-----\n");
+        Fixtures.write(dir, "my-ca.crt", Fixtures.CA_CERTIFICATE);
         Fixtures.write(dir, "my-ca.key", "-----BEGIN PRIVATE KEY-----\n");
         assertEquals(List.of("demo.yaml:11:7: error: tls.pki.fromHosts: names certificates already on the hosts, which only a"
                         + " trust-only CA uses (tls.pki.ca with 'cert' and no 'key'): with a CA key etcdwright issues the members'"
@@ -379,7 +379,7 @@ class DesiredStateLoaderTest {
 
     @Test
     void broughtCaFilesThatDoNotExist() {
-        Fixtures.write(dir, "my-ca.crt", "-----BEGIN CERTIFICATE-----\n");
+        Fixtures.write(dir, "my-ca.crt", Fixtures.CA_CERTIFICATE);
         // The temporary directory is cut off the message: it shows the absolute path it looked for.
         assertEquals(List.of("demo.yaml:9:12: error: tls.pki.ca.key: CA private key \"my-ca.key\" does not exist"
                         + " (looked for my-ca.key)"),
