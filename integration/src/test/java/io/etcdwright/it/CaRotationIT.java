@@ -75,7 +75,7 @@ class CaRotationIT {
         assertEquals("pending", status(spec).path("ca_rotation").path("phase").asText());
 
         // Phase 1, killed right after the first member restarted with the bundle, then resumed.
-        WriteLoad phase1 = WriteLoad.start(before, 4, LOGS.resolve("ca-rotation-phase1.acks"));
+        WriteLoad phase1 = WriteLoad.startRecorded(before, 4, LOGS.resolve("ca-rotation-phase1.acks"));
         phase1.awaitMore(100, Duration.ofSeconds(30));
         String killed;
         try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {
@@ -100,7 +100,7 @@ class CaRotationIT {
         assertEquals(pki.resolve("rotation/ca-bundle.crt").toString(), bundle.get("ETCDCTL_CACERT"));
         Cli.Run flags = Cli.run("kube-apiserver-flags", "-i", INV, "-f", spec.toString(), "--workstation-paths");
         assertTrue(flags.out().contains(pki.resolve("rotation/ca-bundle.crt").toString()), flags.all());
-        WriteLoad phase2 = WriteLoad.start(bundle, 4, LOGS.resolve("ca-rotation-phase2.acks"));
+        WriteLoad phase2 = WriteLoad.startRecorded(bundle, 4, LOGS.resolve("ca-rotation-phase2.acks"));
         phase2.awaitMore(100, Duration.ofSeconds(30));
         WriteLoad.checkNothingLost(bundle, phase1.stop(), "ca-rotation-phase1", 3);
 
@@ -123,7 +123,7 @@ class CaRotationIT {
                 "the admin certificate was issued again");
         assertEquals(0, etcdctl.run(oldAdmin, "put", "/rotation/old-admin-after-phase-2", "ok").exitCode());
         assertEquals(0, etcdctl.run(fresh, "put", "/rotation/new-admin-after-phase-2", "ok").exitCode());
-        WriteLoad phase3 = WriteLoad.start(fresh, 4, LOGS.resolve("ca-rotation-phase3.acks"));
+        WriteLoad phase3 = WriteLoad.startRecorded(fresh, 4, LOGS.resolve("ca-rotation-phase3.acks"));
         phase3.awaitMore(100, Duration.ofSeconds(30));
         WriteLoad.checkNothingLost(fresh, phase2.stop(), "ca-rotation-phase2", 3);
 

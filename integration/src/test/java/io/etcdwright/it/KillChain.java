@@ -349,7 +349,7 @@ final class KillChain {
      * (acknowledged once more after the operation: the cluster takes writes again).
      */
     static WriteLoad.Acks underWrites(Map<String, String> env, String label, Operation operation) throws Exception {
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("killed-anywhere-" + label + ".acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve("killed-anywhere-" + label + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             operation.run();
             load.awaitMore(100, Duration.ofSeconds(30));

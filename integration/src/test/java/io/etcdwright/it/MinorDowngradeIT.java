@@ -57,6 +57,8 @@ class MinorDowngradeIT {
         Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
         Etcdctl etcdctl34 = Etcdctl.unpack(Testbed.scratch("etcdctl-3.4.23"), "3.4.23");
 
+        // No mixed history (WriteLoad.startRecorded): the offline downgrade restores a snapshot under
+        // the load, and a history across a restore is two, each to be checked on its own.
         try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("minor-downgrade.acks"))) {
             load.awaitMore(300, Duration.ofSeconds(60));
             toVersion(spec, "3.4.23");
@@ -103,6 +105,7 @@ class MinorDowngradeIT {
         Path spec = create("killed");
         Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
         Etcdctl etcdctl34 = Etcdctl.unpack(Testbed.scratch("etcdctl-3.4.23-killed"), "3.4.23");
+        // No mixed history, as above: a restore runs under the load.
         try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("minor-downgrade-killed.acks"))) {
             load.awaitMore(300, Duration.ofSeconds(60));
             toVersion(spec, "3.4.23");

@@ -218,7 +218,7 @@ abstract class ResizeScenario {
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", spec.toString());
         assertEquals(0, plan.exitCode(), plan.all());
         WriteLoad.Acks acks;
-        try (WriteLoad load = WriteLoad.start(before, 4, LOGS.resolve(version() + "-" + name + ".acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(before, 4, LOGS.resolve(version() + "-" + name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
             assertEquals(0, apply.exitCode(), apply.all());

@@ -193,7 +193,7 @@ class RollingUnderLoadIT {
     private static WriteLoad.Report rollUnderLoad(Path spec, String text, Map<String, String> env, String name,
                                                   String version, boolean restarts) throws Exception {
         WriteLoad.Acks acks;
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve(name + ".acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             Files.writeString(spec, text);
             Cli.Run apply = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");

@@ -51,6 +51,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>A write that failed or timed out is not acknowledged: etcd may or may not have applied it, so
  * it proves nothing either way and is only counted. The acknowledgement log is kept in a file, so a
  * failed check can be examined after the test.
+ *
+ * <p>Started with {@link #startRecorded}, a {@link History} beside the writers records a mix of puts,
+ * compare-and-swap transactions and linearizable and serializable gets of a few keys through the
+ * members' endpoints (the writers only ever create keys and never read, so a member serving a stale
+ * or a future value would pass them), and the check runs the linearizability checker on it
+ * ({@link Linearizability}): the report gives the operations recorded, linearizable yes or no, and the
+ * check's time, and anything but "yes" fails the check. The tests that have been run with it record
+ * one; the others follow once each has been seen to pass with it (a false alarm would stop CI).
  */
 final class WriteLoad implements AutoCloseable {
     static final String PREFIX = "/etcdwright-write-load/";
@@ -68,8 +76,40 @@ final class WriteLoad implements AutoCloseable {
     record Ack(String key, long revision, long atMillis) {
     }
 
-    /** What the load saw while it ran. */
-    record Acks(String prefix, List<Ack> acks, int unacknowledgedAttempts, int duplicateCreates, long ranMillis, Path log) {
+    /**
+     * The load's recorded history once stopped: its file and operation count, and the checker's
+     * verdict, asked once (a test may check one load's writes several times, as after each restore).
+     */
+    static final class Recorded {
+        private final Path file;
+        private final long operations;
+        private Linearizability.Verdict verdict;
+
+        Recorded(Path file, long operations) {
+            this.file = file;
+            this.operations = operations;
+        }
+
+        long operations() {
+            return operations;
+        }
+
+        synchronized Linearizability.Verdict verdict() {
+            if (verdict == null) {
+                verdict = Linearizability.check(file);
+            }
+            return verdict;
+        }
+
+        @Override
+        public String toString() {
+            return operations + " operations recorded, " + verdict();
+        }
+    }
+
+    /** What the load saw while it ran; {@code history} null when the load recorded none (the benches). */
+    record Acks(String prefix, List<Ack> acks, int unacknowledgedAttempts, int duplicateCreates, long ranMillis, Path log,
+                Recorded history) {
         long lastRevision() {
             return acks.stream().mapToLong(Ack::revision).max().orElse(0);
         }
@@ -125,16 +165,21 @@ final class WriteLoad implements AutoCloseable {
             return hashByMember.values().stream().distinct().count() == 1;
         }
 
+        /** The mixed history proved linearizable (true when the load recorded none). */
+        boolean linearizable() {
+            return load.history() == null || load.history().verdict().linearizable();
+        }
+
         @Override
         public String toString() {
             return String.format("write load: %d acknowledged, %d indeterminate (failed or timed out), %d lost in %.1f s;"
                             + " duplicate creates %d; longest stall %d ms; acknowledged but missing or changed: %s; watch: %s;"
-                            + " HashKV at revision %d by member: %s; log %s",
+                            + " HashKV at revision %d by member: %s; log %s; history: %s",
                     load.acks().size(), load.unacknowledgedAttempts(), lostKeys(), load.ranMillis() / 1000.0,
                     load.duplicateCreates(), load.longestStallMillis(),
                     missingOrChanged.isEmpty() ? "none" : firstFew(missingOrChanged),
                     watchProblems.isEmpty() ? "every write once, in order" : watchProblems.stream().limit(5).toList(),
-                    load.lastRevision(), hashByMember, load.log());
+                    load.lastRevision(), hashByMember, load.log(), load.history() == null ? "none recorded" : load.history());
         }
 
         private static String firstFew(Map<String, String> problems) {
@@ -160,14 +205,19 @@ final class WriteLoad implements AutoCloseable {
     private final long paceNanos;
     /** Each run writes under a prefix of its own, so runs on one cluster never overwrite each other's keys. */
     private final String prefix = PREFIX + Long.toHexString(System.nanoTime()) + "/";
+    /** The mixed history, kept beside the acknowledgement log (NAME.history.jsonl); null when not recorded. */
+    private final History history;
     private Acks stopped;
 
-    private WriteLoad(List<Client> clients, Path logFile, Duration pace) throws IOException {
-        this.clients = List.copyOf(clients);
+    private WriteLoad(List<Map<String, String>> clientEnvs, Path logFile, Duration pace, boolean recordHistory) throws IOException {
+        this.clients = clientEnvs.stream().map(env -> client(env, endpoints(env))).toList();
         this.paceNanos = pace.toNanos();
         this.logFile = logFile;
         Files.createDirectories(logFile.getParent());
         this.log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
+        this.history = recordHistory
+                ? new History(clientEnvs, prefix, logFile.resolveSibling(logFile.getFileName() + ".history.jsonl"), startedNanos, pace)
+                : null;
     }
 
     /**
@@ -178,9 +228,24 @@ final class WriteLoad implements AutoCloseable {
         return start(List.of(clientEnv), writerCount, logFile);
     }
 
-    /** As {@link #start(Map, int, Path)}, each writer starting a write at most every {@code pace} (zero: unpaced). */
+    /**
+     * As {@link #start(Map, int, Path)}, each writer starting a write at most every {@code pace} (zero:
+     * unpaced, as the benches write), and no history recorded: its clients would take a share of
+     * what the benches measure, and unpaced it would outgrow what the checker proves in seconds.
+     */
     static WriteLoad start(Map<String, String> clientEnv, int writerCount, Path logFile, Duration pace) throws IOException {
-        return start(List.of(clientEnv), writerCount, logFile, pace);
+        return start(List.of(clientEnv), writerCount, logFile, pace, false);
+    }
+
+    /**
+     * As {@link #start(Map, int, Path)}, and a mixed {@link History} recorded beside the writers
+     * (NAME.history.jsonl beside the acknowledgement log), which the check proves linearizable. Not
+     * for a load that runs across a restore: the history before the cut and the one after it would
+     * each need checking on their own, the after one from exactly the backup's state, and the
+     * harness does not cut a history yet.
+     */
+    static WriteLoad startRecorded(Map<String, String> clientEnv, int writerCount, Path logFile) throws IOException {
+        return start(List.of(clientEnv), writerCount, logFile, TEST_PACE, true);
     }
 
     /**
@@ -188,12 +253,15 @@ final class WriteLoad implements AutoCloseable {
      * cluster moving from plain HTTP to TLS: the http client env, then the https one).
      */
     static WriteLoad start(List<Map<String, String>> clientEnvs, int writerCount, Path logFile) throws IOException {
-        return start(clientEnvs, writerCount, logFile, TEST_PACE);
+        return start(clientEnvs, writerCount, logFile, TEST_PACE, false);
     }
 
-    private static WriteLoad start(List<Map<String, String>> clientEnvs, int writerCount, Path logFile, Duration pace)
-            throws IOException {
-        WriteLoad load = new WriteLoad(clientEnvs.stream().map(env -> client(env, endpoints(env))).toList(), logFile, pace);
+    private static WriteLoad start(List<Map<String, String>> clientEnvs, int writerCount, Path logFile, Duration pace,
+                                   boolean recordHistory) throws IOException {
+        WriteLoad load = new WriteLoad(clientEnvs, logFile, pace, recordHistory);
+        if (load.history != null) {
+            load.history.start();
+        }
         for (int w = 0; w < writerCount; w++) {
             int writer = w;
             Thread thread = new Thread(() -> load.write(writer), "write-load-" + w);
@@ -278,7 +346,9 @@ final class WriteLoad implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            stopped = new Acks(prefix, List.copyOf(acks), unacknowledged.get(), duplicates.get(), millisSinceStart(), logFile);
+            long ran = millisSinceStart();
+            Recorded recorded = history == null ? null : new Recorded(history.file(), history.stop());
+            stopped = new Acks(prefix, List.copyOf(acks), unacknowledged.get(), duplicates.get(), ran, logFile, recorded);
         }
         return stopped;
     }
@@ -287,6 +357,9 @@ final class WriteLoad implements AutoCloseable {
     public void close() {
         stop();
         clients.forEach(Client::close);
+        if (history != null) {
+            history.close();
+        }
     }
 
     /**
@@ -325,6 +398,7 @@ final class WriteLoad implements AutoCloseable {
         assertEquals(members, report.hashByMember().size(), report.toString());
         assertTrue(report.membersAgree(), report.toString());
         assertTrue(report.watchSawEachOnceInOrder(), report.toString());
+        assertTrue(report.linearizable(), report.toString());
         return report;
     }
 
@@ -362,7 +436,11 @@ final class WriteLoad implements AutoCloseable {
             }
         }
         problems.putAll(linearizableProblems(clientEnv, load));
-        return new Report(load, problems, hashes, List.of());
+        Report report = new Report(load, problems, hashes, List.of());
+        // The history was recorded before the cut (the load stopped before the backup it is restored
+        // from), so it is checked on its own, as it stood; the restored cluster is checked above.
+        assertTrue(report.linearizable(), report.toString());
+        return report;
     }
 
     /** Keys per page: a long run's keys and values outgrow one gRPC message (4 MiB) read at once. */
@@ -543,11 +621,11 @@ final class WriteLoad implements AutoCloseable {
         throw new AssertionError("member " + endpoint + " is at revision " + seen + ", not caught up to " + revision);
     }
 
-    private static List<URI> endpoints(Map<String, String> clientEnv) {
+    static List<URI> endpoints(Map<String, String> clientEnv) {
         return List.of(clientEnv.get("ETCDCTL_ENDPOINTS").split(",")).stream().map(URI::create).toList();
     }
 
-    private static Client client(Map<String, String> env, List<URI> endpoints) {
+    static Client client(Map<String, String> env, List<URI> endpoints) {
         try {
             // No retries inside the client: a put it retried after an unknown outcome could land twice,
             // and each attempt here must be one write whose acknowledgement is the writer's to log.
