@@ -22,10 +22,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * runner uses them: h1 installs the Debian package with apt-get (no network but the test net), then
  * runs {@code etcdwright version}, {@code validate} and {@code plan} against the cluster on h2..h4,
  * with the workstation's inventory, SSH key, known_hosts and cluster directory copied to the same
- * paths; every output is the workstation's, byte for byte (a no-op plan and one with changes), and
- * the class-data-sharing archive maps at the install path. {@code dpkg -r} then leaves the file
- * system as it was. The tarball, unpacked in /opt, does the same. Startup of {@code version} from the
- * package and from bin/etcdwright is printed, not asserted (speed is measured in bench/package).
+ * paths; every output is the workstation's, byte for byte (a no-op plan and one with changes).
+ * The class-data-sharing archive is not in the package (it would make two builds differ): postinst
+ * makes it, the launcher maps etcdwright's own classes from it, and without a usable one (absent,
+ * unreadable, not for this install) the launcher prints exactly what it prints with it.
+ * {@code dpkg -r}, and {@code dpkg --purge} of another install, then leave the file system as it was,
+ * the generated archive included. The tarball, unpacked in /opt, does the same without an archive
+ * until its bin/etcdwright-cds makes one. Startup of {@code version} with and without the archive
+ * and from bin/etcdwright is printed, not asserted (speed is measured in bench/package).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PackageIT {
@@ -35,6 +39,7 @@ class PackageIT {
     static final String INV = Testbed.INVENTORY.toString();
     static final int RUNNER = 1;
     /** Everything but the system's own state, logs and the test's files: what a package may leave behind. */
+    static final String ARCHIVE = "/usr/lib/etcdwright/lib/etcdwright.jsa";
     static final String FILES_ON_THE_RUNNER = "find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /run"
             + " -o -path /tmp -o -path /var/tmp -o -path /var/log -o -path /var/cache -o -path /var/lib/apt"
             + " -o -path /var/lib/dpkg -o -path /var/lib/systemd -o -path /root -o -path /work \\) -prune -o -print | sort";
@@ -44,6 +49,8 @@ class PackageIT {
     static String spec;
     static String changed;
     static String version;
+    /** Other JVMs' archives on the runner: the workstation's JDKs' default ones (the first is the JDK the runtime is from). */
+    static final List<String> OTHER_ARCHIVES = new ArrayList<>();
 
     @BeforeAll
     static void setUp() throws Exception {
@@ -87,6 +94,17 @@ class PackageIT {
         Testbed.ssh(RUNNER, "mkdir -p /root/artifacts");
         copy(deb, Path.of("/root/artifacts"));
         copy(tarball, Path.of("/root/artifacts"));
+        // Archives made by other JVMs for other class paths, for the launcher to ignore: the default archive of
+        // the JDK that scripts/package ran jlink from (the same JVM build as the runtime's), and those of any
+        // other JDK installed here (another version's).
+        Testbed.Result found = Testbed.exec(List.of("bash", "-c", "{ echo \"$(dirname \"$(dirname \"$(readlink -f \"$(command -v jlink)\")\")\")\";"
+                + " ls -d /usr/lib/jvm/*/; } | xargs -I{} readlink -f {}/lib/server/classes.jsa | awk '!seen[$0]++' | xargs ls 2>/dev/null || true"));
+        for (String jsa : found.stdout().strip().lines().toList()) {
+            String on = "/root/artifacts/other-" + OTHER_ARCHIVES.size() + ".jsa";
+            copy(Path.of(jsa), Path.of(on));
+            OTHER_ARCHIVES.add(on);
+        }
+        assertTrue(!OTHER_ARCHIVES.isEmpty(), "no JDK's default class-data-sharing archive on the workstation: " + found);
     }
 
     @Test
@@ -99,7 +117,12 @@ class PackageIT {
                 + deb.getFileName() + " 2>&1");
         assertEquals("ii", Testbed.ssh(RUNNER, "dpkg-query -W -f='${db:Status-Abbrev}' etcdwright").strip());
         assertEquals("/usr/lib/etcdwright/bin/etcdwright", Testbed.ssh(RUNNER, "readlink -f \"$(command -v etcdwright)\"").strip());
-        sameAsTheWorkstation("etcdwright");
+        // Made by postinst on this host, and not one of the package's files.
+        assertEquals(0, Testbed.sshStatus(RUNNER, "test -s " + ARCHIVE), "postinst made no " + ARCHIVE);
+        assertEquals("", Testbed.ssh(RUNNER, "dpkg -L etcdwright | grep 'etcdwright\\.jsa' || true").strip(),
+                "the package ships a class-data-sharing archive");
+        sameAsTheWorkstation("etcdwright", true);
+        quietWithoutAUsableArchive("etcdwright", ARCHIVE);
 
         // Installed where Debian looks for them, and working there.
         Testbed.ssh(RUNNER, "test -s /usr/share/man/man1/etcdwright.1.gz && test -s /usr/share/zsh/vendor-completions/_etcdwright"
@@ -113,29 +136,54 @@ class PackageIT {
                 "dpkg still knows etcdwright after dpkg -r (conffiles left?)");
         String after = Testbed.ssh(RUNNER, FILES_ON_THE_RUNNER);
         assertEquals(before, after, "dpkg -r left the file system otherwise than before the install");
+
+        // A purge removes what postinst generated too.
+        Testbed.ssh(RUNNER, "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /root/artifacts/"
+                + deb.getFileName() + " 2>&1");
+        assertEquals(0, Testbed.sshStatus(RUNNER, "test -s " + ARCHIVE), "postinst made no " + ARCHIVE);
+        Testbed.ssh(RUNNER, "dpkg --purge etcdwright 2>&1");
+        assertEquals(before, Testbed.ssh(RUNNER, FILES_ON_THE_RUNNER), "dpkg --purge left the file system otherwise than before the install");
     }
 
     @Test
     @Order(2)
     void theTarballUnpackedInOptDoesTheSame() {
         String dir = "/opt/" + tarball.getFileName().toString().replace(".tar.gz", "");
+        String archive = dir + "/lib/etcdwright.jsa";
         Testbed.ssh(RUNNER, "tar -xzf /root/artifacts/" + tarball.getFileName() + " -C /opt");
         try {
-            sameAsTheWorkstation(dir + "/bin/etcdwright");
+            assertEquals(1, Testbed.sshStatus(RUNNER, "test -e " + archive), "the tarball ships a class-data-sharing archive");
+            sameAsTheWorkstation(dir + "/bin/etcdwright", false);
             Testbed.ssh(RUNNER, "test -s " + dir + "/share/man/man1/etcdwright.1 && test -s " + dir
                     + "/share/doc/etcdwright/THIRD-PARTY-NOTICES");
+
+            // The documented first-run step: refused, with the reason, to a user who cannot write the
+            // install (nothing left behind), made by one who can.
+            String refused = Testbed.ssh(RUNNER, "runuser -u nobody -- " + dir + "/bin/etcdwright-cds 2>&1; echo \"exit $?\"; ls "
+                    + dir + "/lib");
+            assertTrue(refused.startsWith("etcdwright-cds: cannot write " + dir + "/lib") && refused.contains("exit 1\n"), refused);
+            assertEquals("etcdwright.classlist\netcdwright.jar\n", refused.substring(refused.indexOf("exit 1\n") + 7), refused);
+            String made = Testbed.ssh(RUNNER, dir + "/bin/etcdwright-cds");
+            assertTrue(made.startsWith("etcdwright-cds: made " + archive), made);
+            archiveUsed(dir + "/bin/etcdwright");
+            quietWithoutAUsableArchive(dir + "/bin/etcdwright", archive);
         } finally {
             Testbed.ssh(RUNNER, "rm -rf " + dir);
         }
     }
 
-    /** version, validate, a no-op plan and a plan with changes, run on the runner: the workstation's output each. */
-    private static void sameAsTheWorkstation(String etcdwright) {
+    /**
+     * version, validate, a no-op plan and a plan with changes, run on the runner: the workstation's output
+     * each, with the install's class-data-sharing archive in use when {@code withArchive}.
+     */
+    private static void sameAsTheWorkstation(String etcdwright, boolean withArchive) {
         String env = "ETCDWRIGHT_HOME=" + HOSTS.home() + " ";
-        assertEquals(version, Testbed.ssh(RUNNER, env + etcdwright + " version"),
+        // stderr too: the launcher says nothing about the archive, there or not.
+        assertEquals(version, Testbed.ssh(RUNNER, env + etcdwright + " version 2>&1"),
                 "etcdwright version on the runner: target/release is not from this build? (run scripts/package)");
-        // The class-data-sharing archive maps at the install path (-Xshare:on fails the JVM when it does not).
-        Testbed.ssh(RUNNER, env + "ETCDWRIGHT_JAVA_OPTS=-Xshare:on " + etcdwright + " --version");
+        if (withArchive) {
+            archiveUsed(etcdwright);
+        }
 
         Cli.Run validate = Cli.run("validate", "-i", INV, "-f", spec);
         assertEquals(0, validate.exitCode(), validate.all());
@@ -156,6 +204,43 @@ class PackageIT {
     }
 
     /**
+     * The archive maps (-Xshare:on makes the JVM fail when it does not), and the launcher maps etcdwright's own
+     * classes from it: the runtime's default archive has the JDK's classes only.
+     */
+    private static void archiveUsed(String etcdwright) {
+        Testbed.ssh(RUNNER, "ETCDWRIGHT_JAVA_OPTS=-Xshare:on " + etcdwright + " --version");
+        String loaded = Testbed.ssh(RUNNER, "ETCDWRIGHT_JAVA_OPTS=-Xlog:class+load " + etcdwright + " version");
+        assertTrue(loaded.contains("io.etcdwright.cli.Main source: shared objects file"),
+                "the launcher does not map etcdwright's classes from the archive: "
+                        + loaded.lines().filter(l -> l.contains("io.etcdwright.cli.Main")).toList());
+    }
+
+    /**
+     * Without an archive it can use, the launcher prints what it prints with one, on stdout and stderr
+     * together: the archive removed, other JVMs' archives made for other class paths, a file that is no
+     * archive, and one this user cannot read. The archive is put back after.
+     */
+    private static void quietWithoutAUsableArchive(String etcdwright, String archive) {
+        String run = "ETCDWRIGHT_HOME=" + HOSTS.home() + " " + etcdwright + " version 2>&1";
+        Testbed.ssh(RUNNER, "mv " + archive + " /root/kept.jsa");
+        try {
+            assertEquals(version, Testbed.ssh(RUNNER, run), "without an archive");
+            for (String other : OTHER_ARCHIVES) {
+                // Newer than the jar, as one made after the install would be: the launcher passes it on.
+                Testbed.ssh(RUNNER, "cp " + other + " " + archive + " && touch " + archive);
+                assertEquals(version, Testbed.ssh(RUNNER, run), "with another JVM's archive in place (" + other + ")");
+            }
+            Testbed.ssh(RUNNER, "head -c 65536 /dev/urandom > " + archive);  // newer than the jar: passed on
+            assertEquals(version, Testbed.ssh(RUNNER, run), "with a file that is not an archive");
+            Testbed.ssh(RUNNER, "cp /root/kept.jsa " + archive + " && chmod 0600 " + archive);
+            assertEquals(version, Testbed.ssh(RUNNER, "cd / && runuser -u nobody -- env ETCDWRIGHT_HOME=/tmp/nobody-home "
+                    + etcdwright + " version 2>&1"), "with an archive this user cannot read");
+        } finally {
+            Testbed.ssh(RUNNER, "mv -f /root/kept.jsa " + archive + " && chmod 0644 " + archive);
+        }
+    }
+
+    /**
      * The plan's warnings of what the facts measured as they were gathered, a disk's synchronous write
      * time and a host's clock offset, differ from one gathering to the next (on a loaded machine one
      * run warns of a slow disk and the next not): left out of the comparison; every step, note and
@@ -168,15 +253,18 @@ class PackageIT {
 
     /** Printed for the report, never asserted: three runs of 'version' each, medians in ms. */
     private static void startupBesideTheLauncher() {
-        String onRunner = Testbed.ssh(RUNNER, "for i in 1 2 3; do s=$(date +%s%N); etcdwright version >/dev/null;"
-                + " echo $(( ($(date +%s%N) - s) / 1000000 )); done | sort -n | sed -n 2p").strip();
+        String median = "for i in 1 2 3; do s=$(date +%s%N); etcdwright version >/dev/null;"
+                + " echo $(( ($(date +%s%N) - s) / 1000000 )); done | sort -n | sed -n 2p";
+        String onRunner = Testbed.ssh(RUNNER, median).strip();
+        String withoutArchive = Testbed.ssh(RUNNER, "mv " + ARCHIVE + " /root/kept.jsa && { " + median + "; }; mv /root/kept.jsa " + ARCHIVE)
+                .strip();
         Testbed.Result archive = Testbed.exec(List.of(Testbed.ROOT.resolve("scripts/cds-archive").toString()));
         assertEquals(0, archive.exitCode(), archive.stderr());
         Testbed.Result launcher = Testbed.exec(List.of("bash", "-c", "for i in 1 2 3; do s=$(date +%s%N); '"
                 + Testbed.ROOT.resolve("bin/etcdwright") + "' version >/dev/null; echo $(( ($(date +%s%N) - s) / 1000000 )); done"
                 + " | sort -n | sed -n 2p"));
-        System.out.printf("startup of 'etcdwright version' (median of 3, load %s): the package on h1 %s ms,"
-                + " bin/etcdwright on the workstation %s ms%n", load(), onRunner, launcher.stdout().strip());
+        System.out.printf("startup of 'etcdwright version' (median of 3, load %s): the package on h1 %s ms (%s ms without"
+                + " its archive), bin/etcdwright on the workstation %s ms%n", load(), onRunner, withoutArchive, launcher.stdout().strip());
     }
 
     private static String load() {
