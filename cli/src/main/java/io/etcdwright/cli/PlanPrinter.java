@@ -1,6 +1,7 @@
 package io.etcdwright.cli;
 
 import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.plan.ClientChange;
 import io.etcdwright.engine.plan.FileDiff;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Step;
@@ -61,6 +62,28 @@ final class PlanPrinter {
         counts.forEach((k, v) -> parts.add(v + " " + k));
         out.println("Plan: " + plan.steps().size() + " step" + (plan.steps().size() == 1 ? "" : "s") + " ("
                 + String.join(", ", parts) + ").");
+        clientChanges(plan, out);
+    }
+
+    /**
+     * The flags of the cluster's clients the plan changes, each with what the operator does and when
+     * (said once for the lines that share it): after the plan, and again as apply's last lines.
+     */
+    static void clientChanges(Plan plan, PrintWriter out) {
+        String client = null;
+        String when = null;
+        for (ClientChange c : plan.clients()) {
+            if (!c.client().equals(client)) {
+                client = c.client();
+                when = null;
+                out.println(client + ": its etcd flags change (it reads them only at start, and no step restarts it):");
+            }
+            out.println("  " + c.line());
+            if (!c.when().equals(when)) {
+                when = c.when();
+                out.println("      when: " + when);
+            }
+        }
     }
 
     /** A unified-style diff; good enough for short config files and units. */
