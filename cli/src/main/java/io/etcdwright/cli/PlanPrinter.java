@@ -114,6 +114,26 @@ final class PlanPrinter {
         doc.put("refusals", plan.refusals());
         doc.put("drift", plan.drift());
         doc.put("steps", plan.steps());
+        doc.put("clients", clientsJson(plan));
         return Json.write(doc);
+    }
+
+    /** {@code clients}: by client (kube_apiserver), each flag the plan changes with both sides and when. */
+    static Map<String, Object> clientsJson(Plan plan) {
+        Map<String, Object> clients = new LinkedHashMap<>();
+        for (ClientChange c : plan.clients()) {
+            Map<String, Object> change = new LinkedHashMap<>();
+            change.put("host", c.host().orElse(null));
+            change.put("flag", c.flag());
+            change.put("before", c.before().orElse(null));
+            change.put("after", c.after().orElse(null));
+            change.put("holds_before", c.holdsBefore().orElse(null));
+            change.put("holds_after", c.holdsAfter().orElse(null));
+            change.put("when", c.when());
+            @SuppressWarnings("unchecked")
+            List<Object> changes = (List<Object>) clients.computeIfAbsent(c.client().replace('-', '_'), k -> new ArrayList<>());
+            changes.add(change);
+        }
+        return clients;
     }
 }
