@@ -34,7 +34,9 @@ import java.util.concurrent.Callable;
         "Paths are where the hosts named in the spec's clients.kube-apiserver hold its client certificate (a stacked",
         "control plane); with no host named there, a warning says so (no host holds them: members do not by default);",
         "--workstation-paths prints the workstation's copies instead, to copy elsewhere.",
-        "-o json prints the same flags as one JSON object (flag name without dashes -> value)."})
+        "-o json prints the same flags as one JSON object (flag name without dashes -> value).",
+        "Plan and apply show when they change (a member added, removed or replaced, a move to TLS, a CA rotation phase)",
+        "and when to restart kube-apiserver with them."})
 final class KubeApiserverFlagsCommand implements Callable<Integer> {
     @Mixin
     InputOptions input;
