@@ -786,6 +786,71 @@ class PlannerScenarioTest {
         assertTrue(Files.size(file) > 0);
     }
 
+    // ---- kube-apiserver's etcd flags ----
+
+    /** The plan's lines for its clients' flags, as plan and apply print them. */
+    private static List<String> clientLines(Plan plan) {
+        return plan.clients().stream().map(io.etcdwright.engine.plan.ClientChange::line).toList();
+    }
+
+    @Test
+    void aReplacementNamesTheApiServersNewEtcdServersOnceTheNewMemberIsHealthy() {
+        Plan plan = plan(new Scenario("converged", "h1-h4"));
+        // Before: the client URLs etcd's member list holds (h2, h1, h3 as recorded); after: the spec's h1 and h4.
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: -https://10.77.0.12:2379 -https://10.77.0.13:2379"
+                + " +https://10.77.0.14:2379"), clientLines(plan));
+        io.etcdwright.engine.plan.ClientChange servers = plan.clients().get(0);
+        assertEquals(Optional.of("https://10.77.0.12:2379,https://10.77.0.11:2379,https://10.77.0.13:2379"), servers.before());
+        assertEquals(Optional.of("https://10.77.0.11:2379,https://10.77.0.14:2379"), servers.after());
+        assertTrue(servers.when().startsWith("once this apply is done (every member healthy, new members joined): restart"
+                + " kube-apiserver with these flags"), servers.when());
+        assertEquals(Optional.empty(), servers.host(), "the spec names no control-plane host: one diff, for wherever it runs");
+        // Shown after the plan's steps (and again as apply's last lines), with when to restart kube-apiserver.
+        java.io.StringWriter text = new java.io.StringWriter();
+        PlanPrinter.text(plan, false, new java.io.PrintWriter(text, true));
+        assertTrue(text.toString().endsWith("kube-apiserver: its etcd flags change (it reads them only at start, and no step"
+                + " restarts it):\n  " + clientLines(plan).get(0) + "\n      when: " + servers.when() + "\n"), text.toString());
+    }
+
+    @Test
+    void growingShrinkingAndRemovingACrashedMemberChangeOnlyTheEtcdServers() {
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: +https://10.77.0.14:2379 +https://10.77.0.15:2379"),
+                clientLines(plan(new Scenario("converged", "five"))));
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: -https://10.77.0.12:2379 -https://10.77.0.13:2379"),
+                clientLines(plan(new Scenario("converged", "one"))));
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: -https://10.77.0.13:2379"),
+                clientLines(plan(new Scenario("h3-crashed", "h1-h2"))));
+    }
+
+    @Test
+    void withoutAMembershipTransportOrCaChangeTheApiServersFlagsStayAsTheyAre() {
+        // Converged: no step, no flag. Repairs and config changes: steps, the same URLs and CA.
+        for (Scenario s : List.of(new Scenario("converged", "three"), new Scenario("config-drift", "three"),
+                new Scenario("h2-stopped", "three"), new Scenario("converged", "three-3530"),
+                new Scenario("converged", "three").after(Duration.ofDays(340)))) {
+            assertEquals(List.of(), plan(s).clients(), s.toString());
+        }
+        // A wiped member rejoins with the URL it had; a first member that never started was named all along.
+        Plan wiped = plan(new Scenario("h2-wiped", "three"));
+        assertTrue(wiped.hasChanges());
+        assertEquals(List.of(), wiped.clients());
+        assertEquals(List.of(), plan(new Scenario("h2-never-started", "three")).clients());
+        // A new cluster: nothing is configured against it yet ('kube-apiserver-flags' gives its flags).
+        Plan fresh = plan(new Scenario("fresh", "three").withPki(Pki.NONE));
+        assertTrue(fresh.hasChanges());
+        assertEquals(List.of(), fresh.clients());
+        // A refused plan changes nothing.
+        assertEquals(List.of(), plan(new Scenario("h3-crashed", "three")).clients());
+    }
+
+    @Test
+    void whereTheSpecNamesTheControlPlaneHostsTheDiffIsPerHost() throws Exception {
+        String spec = specLike("three-clients", "clients-h1-h4", "hosts: [h1, h2, h3]", "hosts: [h1, h2, h4]");
+        Plan plan = scenarios.plan(new Scenario("converged", spec), "inventory-control-plane");
+        assertEquals(List.of("~ kube-apiserver on h1 --etcd-servers: -https://10.77.0.13:2379 +https://10.77.0.14:2379",
+                "~ kube-apiserver on h2 --etcd-servers: -https://10.77.0.13:2379 +https://10.77.0.14:2379"), clientLines(plan));
+    }
+
     // ---- etcd 3.6 and 3.7 (recorded by testbed/record-scenarios 36-37) ----
 
     /** A spec the test writes: {@code base} (a scenario spec) with {@code from} replaced; named by its path. */

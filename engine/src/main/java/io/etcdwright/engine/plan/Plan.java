@@ -18,10 +18,14 @@ import java.util.Set;
  * @param warnings    things the operator should know that are not steps
  * @param drift       differences from the desired state no step fixes (stale scheduled backups);
  *                    not part of the fingerprint: applying does nothing about them
+ * @param clients     the flags of the cluster's clients (kube-apiserver) this plan changes, which the operator
+ *                    gives them: derived from the same facts as the steps, so not part of the fingerprint either
  */
-public record Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings, List<Drift> drift) {
+public record Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings, List<Drift> drift,
+                   List<ClientChange> clients) {
     public Plan {
         steps = List.copyOf(steps);
+        clients = List.copyOf(clients);
         refusals = List.copyOf(refusals);
         warnings = List.copyOf(warnings);
         drift = List.copyOf(drift);
@@ -29,10 +33,22 @@ public record Plan(String subject, List<Step> steps, List<Refusal> refusals, Lis
         if (!refusals.isEmpty() && !steps.isEmpty()) {
             throw new IllegalStateException("a refused plan has no steps: " + refusals);
         }
+        if (steps.isEmpty() && !clients.isEmpty()) {
+            throw new IllegalStateException("a plan without steps changes no client's flags: " + clients);
+        }
+    }
+
+    public Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings, List<Drift> drift) {
+        this(subject, steps, refusals, warnings, drift, List.of());
     }
 
     public Plan(String subject, List<Step> steps, List<Refusal> refusals, List<String> warnings) {
         this(subject, steps, refusals, warnings, List.of());
+    }
+
+    /** The same plan, with the client flags it changes. */
+    public Plan withClients(List<ClientChange> changes) {
+        return new Plan(subject, steps, refusals, warnings, drift, changes);
     }
 
     /** Nothing can be done safely: every reason is in {@link #refusals()}, and no step is planned. */

@@ -200,7 +200,8 @@ final class CaRotationPlanner {
         List<String> phase = switch (rotation.phase()) {
             case TRUST_BOTH -> List.of("CA rotation phase 1/3: members restart to trust the old and the new CA. Before the next"
                     + " apply (phase 2, members then serve certificates of the new CA) point every client at the bundle " + bundle
-                    + " ('etcdwright client-env' and 'kube-apiserver-flags' print it; restart kube-apiserver with it).");
+                    + " ('etcdwright client-env' and 'kube-apiserver-flags --workstation-paths' print it; when to restart"
+                    + " kube-apiserver is said after the plan).");
             case REISSUE -> List.of("CA rotation phase 2/3: every certificate is issued again from the new CA, without restarts."
                     + " Before the next apply (phase 3, members then refuse the old CA) give every client its new certificate"
                     + " (the admin and kube-apiserver ones in " + in.pki().settings().dir().resolve("clients") + ").");

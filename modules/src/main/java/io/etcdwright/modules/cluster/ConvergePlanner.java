@@ -213,7 +213,13 @@ public final class ConvergePlanner {
         in.desired().warnings().forEach(w -> warnings.add(w.toString()));
     }
 
+    /** The plan, with what it changes of kube-apiserver's etcd flags ({@link KubeApiserverFlags}), whichever planner made it. */
     public static Plan plan(Inputs in) {
+        Plan plan = planSteps(in);
+        return plan.withClients(KubeApiserverFlags.changes(in, plan));
+    }
+
+    private static Plan planSteps(Inputs in) {
         Optional<Refusal> lowered = loweredCaGeneration(in);
         if (lowered.isPresent()) {
             return Plan.refused(in.desired().spec().name(), List.of(lowered.get()),
