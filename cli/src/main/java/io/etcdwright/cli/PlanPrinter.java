@@ -49,7 +49,8 @@ final class PlanPrinter {
                 current = s.target();
                 out.println(current + ":");
             }
-            out.println("  " + s.line());
+            // The class first and fixed-width, so a column of them reads down the plan beside the lines.
+            out.println("  " + tag(s) + " " + s.line());
             s.requires().forEach(c -> out.println("      requires: " + c));
             s.readyWhen().forEach(c -> out.println("      ready when: " + c));
             if (withDiff) {
@@ -60,9 +61,19 @@ final class PlanPrinter {
         plan.steps().forEach(s -> counts.merge(s.kind().name().toLowerCase(), 1, Integer::sum));
         List<String> parts = new ArrayList<>();
         counts.forEach((k, v) -> parts.add(v + " " + k));
+        // Then how many of each safety class, least careful first: what 'watch' could run by itself.
+        Map<io.etcdwright.engine.plan.SafetyClass, Integer> classes = new java.util.EnumMap<>(io.etcdwright.engine.plan.SafetyClass.class);
+        plan.steps().forEach(s -> classes.merge(s.safety(), 1, Integer::sum));
+        List<String> safety = new ArrayList<>();
+        classes.forEach((c, v) -> safety.add(v + " " + c.label()));
         out.println("Plan: " + plan.steps().size() + " step" + (plan.steps().size() == 1 ? "" : "s") + " ("
-                + String.join(", ", parts) + ").");
+                + String.join(", ", parts) + "; " + String.join(", ", safety) + ").");
         clientChanges(plan, out);
+    }
+
+    /** {@code [routine]}, padded to the widest class so the step lines start in one column. */
+    static String tag(Step s) {
+        return String.format("%-9s", "[" + s.safety().label() + "]");
     }
 
     /**

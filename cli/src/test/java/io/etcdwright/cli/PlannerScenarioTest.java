@@ -760,6 +760,98 @@ class PlannerScenarioTest {
         assertTrue(plan.refusals().get(0).whatToDo().contains("--allow-downtime"), plan.refusals().get(0).whatToDo());
     }
 
+    // ---- safety classes: what watch may run by itself (issue 35) ----
+
+    /** "id class" per step, in plan order: the class each step's planner gave it. */
+    private static List<String> classes(Plan plan) {
+        return plan.steps().stream().map(st -> st.id() + " " + st.safety().label()).toList();
+    }
+
+    private static List<String> allOf(Plan plan, String label) {
+        return plan.steps().stream().map(st -> st.id() + " " + label).toList();
+    }
+
+    @Test
+    void aStoppedMemberOrTwoAreStartedAsRoutineAndAConvergedClusterHasNothingToClassify() {
+        assertEquals(List.of(), classes(plan(new Scenario("converged", "three"))));
+        assertEquals(List.of("h2/start routine", "cluster/healthy routine"), classes(plan(new Scenario("h2-stopped", "three"))));
+        // Two of three stopped on hosts that answer: starting them is what brings quorum back, and routine.
+        assertEquals(List.of("h2/start routine", "h3/start routine", "cluster/healthy routine"),
+                classes(plan(new Scenario("h2-h3-stopped", "three"))));
+        for (String v : List.of("36", "37")) {
+            assertEquals(List.of("h2/start routine", "cluster/healthy routine"),
+                    classes(plan(new Scenario("h2-stopped-" + v, "three-" + v))), v);
+        }
+    }
+
+    /**
+     * A config file edited on its host after etcd started (a line added, a mode changed) is put back
+     * and its member restarted, routine; files missing on a running member's host too. The rule
+     * (FileSafety): content that differs in a file older than the running etcd is what the spec or
+     * etcdwright renders anew, a change (etcd 3.4's recordings: etcdwright now writes a line more).
+     */
+    @Test
+    void filesChangedOnTheHostAreRoutineAndFilesTheSpecOrEtcdwrightRendersAnewAreAChange() {
+        assertEquals(List.of("h1/config-file routine", "h2/config-file routine", "h1/restart routine"),
+                classes(plan(new Scenario("config-drift", "three"))));
+        for (String v : List.of("36", "37")) {
+            assertEquals(List.of("h1/config-file routine", "h1/restart routine"),
+                    classes(plan(new Scenario("config-drift-" + v, "three-" + v))), v);
+        }
+        assertEquals(List.of("h3/unit routine", "h3/restart routine"), classes(plan(new Scenario("unit-missing-h3", "three"))));
+        assertEquals(List.of("h1/restart routine"), classes(plan(new Scenario("restart-pending-h1", "three"))));
+        assertEquals(List.of("h3/install routine"), classes(plan(new Scenario("links-missing-h3", "three"))));
+        Plan v34 = plan(new Scenario("converged-34", "three-34"));
+        assertEquals(allOf(v34, "change"), classes(v34));
+    }
+
+    @Test
+    void aLeafRenewalIsRoutineAndANewClientOrTheHealthcheckClientOfAnUpgradeIsAChange() {
+        Plan renewal = plan(new Scenario("converged", "three").after(Duration.ofDays(340)));
+        assertEquals(allOf(renewal, "routine"), classes(renewal));
+        assertEquals(List.of("h1/certificates change", "h2/certificates change"),
+                classes(scenarios.plan(new Scenario("converged", "three-clients"), "inventory-control-plane")));
+        Plan upgrade = plan(new Scenario("converged", "three").recorded());
+        assertEquals(allOf(upgrade, "change"), classes(upgrade));
+    }
+
+    /** A member whose data was wiped re-joins: its config, the snapshot, remove, add, join, promote, all one repair. */
+    @Test
+    void aWipedMemberReJoiningIsARepairToItsLastStep() {
+        Plan plan = plan(new Scenario("h2-wiped", "three"));
+        assertEquals(7, plan.steps().size(), shape(plan).toString());
+        assertEquals(allOf(plan, "repair"), classes(plan));
+        // A first member that never started has no data to lose: starting it finishes a person's create.
+        assertEquals(List.of("h2/start change", "cluster/healthy change"), classes(plan(new Scenario("h2-never-started", "three"))));
+    }
+
+    @Test
+    void whatTheSpecAskedForIsAChangeToItsLastStep() {
+        for (Plan plan : List.of(plan(new Scenario("converged", "three-3530")), plan(new Scenario("converged", "five")),
+                plan(new Scenario("converged", "one")), plan(new Scenario("h3-crashed", "h1-h2")),
+                plan(new Scenario("fresh", "three").withPki(Pki.NONE)))) {
+            assertFalse(plan.steps().isEmpty());
+            assertEquals(allOf(plan, "change"), classes(plan), shape(plan).toString());
+        }
+    }
+
+    /** Without quorum nothing is planned at all (so nothing to run); restore and teardown are never a watcher's. */
+    @Test
+    void aCrashedMajorityIsRefusedAndRestoreAndTeardownAreNever() {
+        Plan crashed = plan(new Scenario("h2-h3-crashed", "three"));
+        assertTrue(crashed.isRefused() && crashed.steps().isEmpty(), shape(crashed).toString());
+        Plan restore = scenarios.restore(new Scenario("converged", "three"), RestorePlannerScenarioTest.snapshot(true,
+                Optional.empty()), false, Map.of(), java.util.Set.of());
+        assertTrue(restore.steps().size() > 10, shape(restore).toString());
+        assertEquals(allOf(restore, "never"), classes(restore));
+        ClusterRun.Facts facts = scenarios.facts(new Scenario("converged", "three"));
+        Plan teardown = io.etcdwright.modules.teardown.TeardownPlanner.plan("scn", facts.byHost(), facts.unreachable(),
+                io.etcdwright.modules.EtcdLayout.DEFAULT, true, io.etcdwright.modules.pki.ClientHostFacts.NONE,
+                new io.etcdwright.modules.pki.ClientHostsRecord(home.resolve("pki-record")));
+        assertTrue(teardown.steps().stream().anyMatch(st -> st.id().equals("h1/data")), shape(teardown).toString());
+        assertEquals(allOf(teardown, "never"), classes(teardown));
+    }
+
     // ---- the plan as a value ----
 
     @Test

@@ -56,6 +56,15 @@ public record Plan(String subject, List<Step> steps, List<Refusal> refusals, Lis
         return new Plan(subject, List.of(), refusals, warnings);
     }
 
+    /**
+     * The same plan, every step at least as careful as {@code floor} ({@link Step#atLeast}): for a
+     * planner whose whole plan is of one class, including the host steps modules built for it (a
+     * restore's config files are part of the restore).
+     */
+    public Plan atLeast(SafetyClass floor) {
+        return new Plan(subject, steps.stream().map(s -> s.atLeast(floor)).toList(), refusals, warnings, drift);
+    }
+
     public boolean hasChanges() {
         return !steps.isEmpty();
     }
@@ -74,6 +83,10 @@ public record Plan(String subject, List<Step> steps, List<Refusal> refusals, Lis
      * same fingerprint do the same thing to the same state. Built from structured parts (ids,
      * kinds, dependencies, digests of the facts observed and of the files to be written), never
      * from the prose a person reads, so rewording a reason does not make saved plans stale.
+     * A step's safety class is left out: it is derived from the same facts (the observed digests
+     * are in) by the planner's rules, and it decides only what {@code watch} may run unattended,
+     * never what an apply does, so a saved plan a person applies is not made stale by an
+     * etcdwright that classifies a step differently.
      */
     public String fingerprint() {
         try {
