@@ -194,9 +194,17 @@ public final class ServiceSteps {
     }
 
     static final String ALREADY_RUNNING = "already running";
-    /** A unit that failed before starts again only once its failed state is reset. */
+    /**
+     * A unit that failed before starts again only once its failed state is reset. A unit still
+     * stopping (a stop or restart that ran out of time, a member cut off from its peers) is waited
+     * for first, up to a minute: started without waiting, the start is queued behind the stop, and
+     * the old process, on its way out, goes on answering the health checks that follow the start,
+     * which pass while the new process, with the files just written, has not started yet.
+     */
     private static final String START_CODE = "if systemctl is-active --quiet \"$1\"; then echo '" + ALREADY_RUNNING
-            + "'; exit 0; fi\n" + "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"";
+            + "'; exit 0; fi\n"
+            + "i=0; while [ \"$(systemctl is-active \"$1\")\" = deactivating ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n"
+            + "systemctl reset-failed \"$1\" 2>/dev/null; systemctl start --no-block \"$1\"";
     static final RemoteCommand START = RemoteCommand.script(START_CODE, EtcdLayout.UNIT);
     static final String NOT_RUNNING = "not running";
     private static final String START_AND_WAIT_CODE = "if systemctl is-active --quiet \"$1\"; then echo '"
