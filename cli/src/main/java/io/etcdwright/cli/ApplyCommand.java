@@ -114,6 +114,8 @@ final class ApplyCommand implements Callable<Integer> {
                         + "Fix the cause and apply again; finished steps are not repeated.");
                 return Main.ERROR;
             }
+            // Last: what the operator gives the clients now that the cluster changed (kube-apiserver's flags).
+            PlanPrinter.clientChanges(plan, out);
             return detailedExitcode && recap.changedAnything() ? Main.CHANGES : Main.OK;
         }
     }

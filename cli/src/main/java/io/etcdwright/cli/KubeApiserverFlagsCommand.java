@@ -8,6 +8,7 @@ import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Tls;
 import io.etcdwright.engine.spec.DesiredStateLoader;
 import io.etcdwright.modules.cluster.Endpoints;
+import io.etcdwright.modules.cluster.KubeApiserverFlags;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
 import picocli.CommandLine.Command;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -32,7 +34,9 @@ import java.util.concurrent.Callable;
         "Paths are where the hosts named in the spec's clients.kube-apiserver hold its client certificate (a stacked",
         "control plane); with no host named there, a warning says so (no host holds them: members do not by default);",
         "--workstation-paths prints the workstation's copies instead, to copy elsewhere.",
-        "-o json prints the same flags as one JSON object (flag name without dashes -> value)."})
+        "-o json prints the same flags as one JSON object (flag name without dashes -> value).",
+        "Plan and apply show when they change (a member added, removed or replaced, a move to TLS, a CA rotation phase)",
+        "and when to restart kube-apiserver with them."})
 final class KubeApiserverFlagsCommand implements Callable<Integer> {
     @Mixin
     InputOptions input;
@@ -51,28 +55,27 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
     public Integer call() {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
         var layout = Layouts.of(desired);
-        Map<String, String> flags = new LinkedHashMap<>();
-        flags.put("etcd-servers", String.join(",", Endpoints.clientUrls(desired.members(), layout)));
+        Optional<KubeApiserverFlags.Files> files;
         if (desired.spec().tls().transport().clients() == Tls.Mode.PLAINTEXT) {
             // Plain HTTP: kube-apiserver needs no CA or client certificate (and would be told a lie by them).
             spec.commandLine().getErr().println("warning: tls.transport.clients is plaintext in " + input.spec + ": kube-apiserver"
                     + " talks to etcd unauthenticated; set mutual-tls to move the cluster to TLS");
+            files = Optional.empty();
         } else if (workstationPaths) {
             ClusterPki pki = Pkis.of(desired);
             ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);
-            flags.put("etcd-cafile", pki.trustedCaFile().toAbsolutePath().toString());
-            flags.put("etcd-certfile", pair.cert().toAbsolutePath().toString());
-            flags.put("etcd-keyfile", pair.key().toAbsolutePath().toString());
+            files = Optional.of(new KubeApiserverFlags.Files(pki.trustedCaFile().toAbsolutePath().toString(),
+                    pair.cert().toAbsolutePath().toString(), pair.key().toAbsolutePath().toString()));
         } else {
             if (desired.clientHosts(ClientKeys.KUBE_APISERVER).isEmpty()) {
                 spec.commandLine().getErr().println("warning: clients.kube-apiserver in " + input.spec + " names no host, so no"
                         + " host holds " + HostCertificates.keyPath(HostCertificates.APISERVER) + ": name the control plane's"
                         + " hosts there, or copy the workstation's (--workstation-paths)");
             }
-            flags.put("etcd-cafile", HostCertificates.certPath(HostCertificates.CA));
-            flags.put("etcd-certfile", HostCertificates.certPath(HostCertificates.APISERVER));
-            flags.put("etcd-keyfile", HostCertificates.keyPath(HostCertificates.APISERVER));
+            files = Optional.of(KubeApiserverFlags.Files.ON_HOSTS);
         }
+        // The same function makes both sides of the flag changes a plan shows.
+        Map<String, String> flags = KubeApiserverFlags.flags(Endpoints.clientUrls(desired.members(), layout), files);
         PrintWriter out = spec.commandLine().getOut();
         out.print(output == OutputFormat.json ? Json.write(document(flags)) + "\n" : flagLines(flags));
         return Main.OK;

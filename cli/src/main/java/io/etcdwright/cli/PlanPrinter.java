@@ -1,6 +1,7 @@
 package io.etcdwright.cli;
 
 import io.etcdwright.engine.output.Json;
+import io.etcdwright.engine.plan.ClientChange;
 import io.etcdwright.engine.plan.FileDiff;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Step;
@@ -48,7 +49,8 @@ final class PlanPrinter {
                 current = s.target();
                 out.println(current + ":");
             }
-            out.println("  " + s.line());
+            // The class first and fixed-width, so a column of them reads down the plan beside the lines.
+            out.println("  " + tag(s) + " " + s.line());
             s.requires().forEach(c -> out.println("      requires: " + c));
             s.readyWhen().forEach(c -> out.println("      ready when: " + c));
             if (withDiff) {
@@ -59,8 +61,40 @@ final class PlanPrinter {
         plan.steps().forEach(s -> counts.merge(s.kind().name().toLowerCase(), 1, Integer::sum));
         List<String> parts = new ArrayList<>();
         counts.forEach((k, v) -> parts.add(v + " " + k));
+        // Then how many of each safety class, least careful first: what 'watch' could run by itself.
+        Map<io.etcdwright.engine.plan.SafetyClass, Integer> classes = new java.util.EnumMap<>(io.etcdwright.engine.plan.SafetyClass.class);
+        plan.steps().forEach(s -> classes.merge(s.safety(), 1, Integer::sum));
+        List<String> safety = new ArrayList<>();
+        classes.forEach((c, v) -> safety.add(v + " " + c.label()));
         out.println("Plan: " + plan.steps().size() + " step" + (plan.steps().size() == 1 ? "" : "s") + " ("
-                + String.join(", ", parts) + ").");
+                + String.join(", ", parts) + "; " + String.join(", ", safety) + ").");
+        clientChanges(plan, out);
+    }
+
+    /** {@code [routine]}, padded to the widest class so the step lines start in one column. */
+    static String tag(Step s) {
+        return String.format("%-9s", "[" + s.safety().label() + "]");
+    }
+
+    /**
+     * The flags of the cluster's clients the plan changes, each with what the operator does and when
+     * (said once for the lines that share it): after the plan, and again as apply's last lines.
+     */
+    static void clientChanges(Plan plan, PrintWriter out) {
+        String client = null;
+        String when = null;
+        for (ClientChange c : plan.clients()) {
+            if (!c.client().equals(client)) {
+                client = c.client();
+                when = null;
+                out.println(client + ": its etcd flags change (it reads them only at start, and no step restarts it):");
+            }
+            out.println("  " + c.line());
+            if (!c.when().equals(when)) {
+                when = c.when();
+                out.println("      when: " + when);
+            }
+        }
     }
 
     /** A unified-style diff; good enough for short config files and units. */
@@ -91,6 +125,26 @@ final class PlanPrinter {
         doc.put("refusals", plan.refusals());
         doc.put("drift", plan.drift());
         doc.put("steps", plan.steps());
+        doc.put("clients", clientsJson(plan));
         return Json.write(doc);
+    }
+
+    /** {@code clients}: by client (kube_apiserver), each flag the plan changes with both sides and when. */
+    static Map<String, Object> clientsJson(Plan plan) {
+        Map<String, Object> clients = new LinkedHashMap<>();
+        for (ClientChange c : plan.clients()) {
+            Map<String, Object> change = new LinkedHashMap<>();
+            change.put("host", c.host().orElse(null));
+            change.put("flag", c.flag());
+            change.put("before", c.before().orElse(null));
+            change.put("after", c.after().orElse(null));
+            change.put("holds_before", c.holdsBefore().orElse(null));
+            change.put("holds_after", c.holdsAfter().orElse(null));
+            change.put("when", c.when());
+            @SuppressWarnings("unchecked")
+            List<Object> changes = (List<Object>) clients.computeIfAbsent(c.client().replace('-', '_'), k -> new ArrayList<>());
+            changes.add(change);
+        }
+        return clients;
     }
 }

@@ -361,6 +361,66 @@ class CaRotationScenarioTest {
         assertTrue(drop.reason().startsWith("ca.crt differs from ca.crt"), drop.reason());
     }
 
+    // ---- kube-apiserver's etcd flags through the phases ----
+
+    private static final String OLD = "\"etcd CA for cluster scn\" (sha256 9f33051e)";
+    private static final String CA_FILE = "/etc/etcd/pki/ca.crt";
+
+    /** A CA as the plan names it: its common name and the start of its sha256 fingerprint. */
+    private static String named(X509Certificate ca) throws Exception {
+        String cn = ca.getSubjectX500Principal().getName().substring("CN=".length());
+        return "\"" + cn + "\" (sha256 " + java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(ca.getEncoded())).substring(0, 8) + ")";
+    }
+
+    private static List<String> clientLines(Plan plan) {
+        return plan.clients().stream().map(io.etcdwright.engine.plan.ClientChange::line).toList();
+    }
+
+    @Test
+    void eachPhaseNamesWhatTheApiServersCaFileAndCertificateHoldAndWhenToRestartIt() throws Exception {
+        // Phase 1, with no control-plane host named: one diff, the new CA still to be made by the apply.
+        Plan one = plan(hosts -> hosts);
+        assertEquals(List.of("~ kube-apiserver --etcd-cafile: " + CA_FILE + ": -trusts " + OLD + " +trusts " + OLD
+                + " + the new CA (tls.pki.caGeneration 2, made by this apply)"), clientLines(one));
+        String when = one.clients().get(0).when();
+        assertTrue(when.startsWith("after this apply and before the next (CA rotation phase 2, members then serve certificates"
+                + " of the new CA): restart kube-apiserver"), when);
+        assertTrue(when.endsWith("copy the files 'etcdwright kube-apiserver-flags --workstation-paths' names to each"
+                + " control-plane host first)"), when);
+
+        // Phase 2: the same CA file (the bundle), a certificate and key of the new CA.
+        X509Certificate fresh = newGeneration();
+        List<X509Certificate> bundle = List.of(oldCa, fresh);
+        pki.rotation().begin(List.of(oldCa), fresh);
+        Path oldCert = Files.copy(pki.clientPair(HostCertificates.APISERVER).cert(), home.resolve("old-apiserver.crt"));
+        UnaryOperator<Map<String, EtcdHostFacts>> trusting = hosts -> edit(hosts, Map.of("h1", f -> ca(f, bundle, true),
+                "h2", f -> ca(f, bundle, true), "h3", f -> ca(f, bundle, true)));
+        Plan two = planWithClientHost(trusting, h4Holding(pki.rotation().bundle(), oldCert));
+        String fromNew = named(fresh);
+        assertEquals(List.of("~ kube-apiserver on h4 --etcd-certfile: /etc/etcd/pki/kube-apiserver-etcd-client.crt: -issued by "
+                        + OLD + " +issued by " + fromNew,
+                "~ kube-apiserver on h4 --etcd-keyfile: /etc/etcd/pki/kube-apiserver-etcd-client.key: -the key of the certificate"
+                        + " issued by " + OLD + " +the key of the certificate issued by " + fromNew), clientLines(two));
+        assertTrue(two.clients().get(0).when().startsWith("after this apply and before the next (CA rotation phase 3, members"
+                + " then refuse the old CA)"), two.clients().get(0).when());
+
+        // Phase 3: the new CA alone, on the host named.
+        reissueOnWorkstation();
+        pki.rotation().recordPhase(CaRotationFiles.Phase.DROP_OLD);
+        Plan three = planWithClientHost(hosts -> edit(hosts, Map.of("h1", f -> leaves(ca(f, bundle, true), "h1"),
+                        "h2", f -> leaves(ca(f, bundle, true), "h2"), "h3", f -> leaves(ca(f, bundle, true), "h3"))),
+                h4Holding(pki.rotation().bundle(), pki.clientPair(HostCertificates.APISERVER).cert()));
+        assertEquals(List.of("~ kube-apiserver on h4 --etcd-cafile: " + CA_FILE + ": -trusts " + OLD + " + " + fromNew
+                + " +trusts " + fromNew), clientLines(three));
+
+        // Done: the record ended, nothing is left for kube-apiserver either.
+        pki.rotation().finish();
+        Plan after = plan(hosts -> edit(hosts, Map.of("h1", f -> leaves(ca(f, List.of(fresh), true), "h1"),
+                "h2", f -> leaves(ca(f, List.of(fresh), true), "h2"), "h3", f -> leaves(ca(f, List.of(fresh), true), "h3"))));
+        assertEquals(List.of(), after.clients());
+    }
+
     // ---- a restore while a rotation is under way ----
 
     @Test

@@ -127,6 +127,23 @@ class JsonOutputSchemaTest {
         assertFalse(json.path("warnings").isEmpty(), json.path("warnings").toString());
     }
 
+    @Test
+    void aPlanThatChangesTheApiServersFlagsGivesBothSidesOfEachUnderClients() throws Exception {
+        PlannerScenarios scenarios = new PlannerScenarios(Files.createDirectories(dir.resolve("planner")));
+        JsonNode json = conforms("plan", PlanPrinter.json(scenarios.plan(new PlannerScenarios.Scenario("converged", "h1-h4"))));
+        JsonNode servers = json.path("clients").path("kube_apiserver");
+        assertEquals(1, servers.size(), servers.toString());
+        assertEquals("etcd-servers", servers.get(0).path("flag").asText());
+        assertTrue(servers.get(0).path("host").isNull(), "the spec names no control-plane host");
+        assertEquals("https://10.77.0.12:2379,https://10.77.0.11:2379,https://10.77.0.13:2379", servers.get(0).path("before").asText());
+        assertEquals("https://10.77.0.11:2379,https://10.77.0.14:2379", servers.get(0).path("after").asText());
+        assertTrue(servers.get(0).path("holds_before").isNull() && servers.get(0).path("holds_after").isNull());
+        assertTrue(servers.get(0).path("when").asText().startsWith("once this apply is done"), servers.get(0).toString());
+        // Nothing changes for kube-apiserver: an empty object, still there for scripts.
+        JsonNode drift = conforms("plan", PlanPrinter.json(scenarios.plan(new PlannerScenarios.Scenario("config-drift", "three"))));
+        assertTrue(drift.path("clients").isObject() && drift.path("clients").isEmpty(), drift.path("clients").toString());
+    }
+
     // ---- facts -----------------------------------------------------------------------------
 
     @Test

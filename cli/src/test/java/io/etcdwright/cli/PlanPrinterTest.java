@@ -40,25 +40,26 @@ class PlanPrinterTest {
     }
 
     static Plan restartPlan() {
-        Step config = Step.on("h1", "config", "config-file").kind(ChangeKind.UPDATE).summary("write /etc/etcd/etcd.conf.yml")
+        Step config = Step.on("h1", "config", "config-file").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.UPDATE).summary("write /etc/etcd/etcd.conf.yml")
                 .reason("content differs").diff(new FileDiff("/etc/etcd/etcd.conf.yml", "a: 1\nb: 2\n", "a: 1\nb: 3\n"))
                 .does(ctx -> Outcome.CHANGED);
-        Step restart = Step.on("h1", "service", "restart").kind(ChangeKind.ACTION).summary("restart etcd").reason("config changed")
+        Step restart = Step.on("h1", "service", "restart").safety(io.etcdwright.engine.plan.SafetyClass.CHANGE).kind(ChangeKind.ACTION).summary("restart etcd").reason("config changed")
                 .after(config).requires(named("every member other than h1 healthy"))
                 .readyWhen(named("all 3 members healthy within 120 s")).does(ctx -> Outcome.CHANGED);
         return new Plan("three", List.of(config, restart), List.of(), List.of("etcd 3.5.16 is old"));
     }
 
+    /** Each step's safety class leads its line, in one column, and the count says how many of each. */
     @Test
     void stepsAreGroupedByHostWithTheirConditionsAndACount() {
         assertEquals(String.join("\n",
                 "warning: etcd 3.5.16 is old",
                 "h1:",
-                "  ~ write /etc/etcd/etcd.conf.yml (content differs)",
-                "  > restart etcd (config changed)",
+                "  [routine] ~ write /etc/etcd/etcd.conf.yml (content differs)",
+                "  [change]  > restart etcd (config changed)",
                 "      requires: every member other than h1 healthy",
                 "      ready when: all 3 members healthy within 120 s",
-                "Plan: 2 steps (1 update, 1 action).", ""), text(restartPlan(), false));
+                "Plan: 2 steps (1 update, 1 action; 1 routine, 1 change).", ""), text(restartPlan(), false));
     }
 
     @Test
@@ -90,6 +91,8 @@ class PlanPrinterTest {
         var restart = json.path("steps").path(1);
         assertEquals("h1/restart", restart.path("id").asText());
         assertEquals("h1/config-file", restart.path("after").path(0).asText());
+        assertEquals("change", restart.path("safety").asText());
+        assertEquals("routine", json.path("steps").path(0).path("safety").asText());
         assertEquals("every member other than h1 healthy", restart.path("requires").path(0).asText());
         assertEquals("all 3 members healthy within 120 s", restart.path("ready_when").path(0).asText());
         assertTrue(restart.path("preconditions").isMissingNode(), "conditions are shown by description only: " + restart);

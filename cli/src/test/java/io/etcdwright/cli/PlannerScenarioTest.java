@@ -760,6 +760,98 @@ class PlannerScenarioTest {
         assertTrue(plan.refusals().get(0).whatToDo().contains("--allow-downtime"), plan.refusals().get(0).whatToDo());
     }
 
+    // ---- safety classes: what watch may run by itself (issue 35) ----
+
+    /** "id class" per step, in plan order: the class each step's planner gave it. */
+    private static List<String> classes(Plan plan) {
+        return plan.steps().stream().map(st -> st.id() + " " + st.safety().label()).toList();
+    }
+
+    private static List<String> allOf(Plan plan, String label) {
+        return plan.steps().stream().map(st -> st.id() + " " + label).toList();
+    }
+
+    @Test
+    void aStoppedMemberOrTwoAreStartedAsRoutineAndAConvergedClusterHasNothingToClassify() {
+        assertEquals(List.of(), classes(plan(new Scenario("converged", "three"))));
+        assertEquals(List.of("h2/start routine", "cluster/healthy routine"), classes(plan(new Scenario("h2-stopped", "three"))));
+        // Two of three stopped on hosts that answer: starting them is what brings quorum back, and routine.
+        assertEquals(List.of("h2/start routine", "h3/start routine", "cluster/healthy routine"),
+                classes(plan(new Scenario("h2-h3-stopped", "three"))));
+        for (String v : List.of("36", "37")) {
+            assertEquals(List.of("h2/start routine", "cluster/healthy routine"),
+                    classes(plan(new Scenario("h2-stopped-" + v, "three-" + v))), v);
+        }
+    }
+
+    /**
+     * A config file edited on its host after etcd started (a line added, a mode changed) is put back
+     * and its member restarted, routine; files missing on a running member's host too. The rule
+     * (FileSafety): content that differs in a file older than the running etcd is what the spec or
+     * etcdwright renders anew, a change (etcd 3.4's recordings: etcdwright now writes a line more).
+     */
+    @Test
+    void filesChangedOnTheHostAreRoutineAndFilesTheSpecOrEtcdwrightRendersAnewAreAChange() {
+        assertEquals(List.of("h1/config-file routine", "h2/config-file routine", "h1/restart routine"),
+                classes(plan(new Scenario("config-drift", "three"))));
+        for (String v : List.of("36", "37")) {
+            assertEquals(List.of("h1/config-file routine", "h1/restart routine"),
+                    classes(plan(new Scenario("config-drift-" + v, "three-" + v))), v);
+        }
+        assertEquals(List.of("h3/unit routine", "h3/restart routine"), classes(plan(new Scenario("unit-missing-h3", "three"))));
+        assertEquals(List.of("h1/restart routine"), classes(plan(new Scenario("restart-pending-h1", "three"))));
+        assertEquals(List.of("h3/install routine"), classes(plan(new Scenario("links-missing-h3", "three"))));
+        Plan v34 = plan(new Scenario("converged-34", "three-34"));
+        assertEquals(allOf(v34, "change"), classes(v34));
+    }
+
+    @Test
+    void aLeafRenewalIsRoutineAndANewClientOrTheHealthcheckClientOfAnUpgradeIsAChange() {
+        Plan renewal = plan(new Scenario("converged", "three").after(Duration.ofDays(340)));
+        assertEquals(allOf(renewal, "routine"), classes(renewal));
+        assertEquals(List.of("h1/certificates change", "h2/certificates change"),
+                classes(scenarios.plan(new Scenario("converged", "three-clients"), "inventory-control-plane")));
+        Plan upgrade = plan(new Scenario("converged", "three").recorded());
+        assertEquals(allOf(upgrade, "change"), classes(upgrade));
+    }
+
+    /** A member whose data was wiped re-joins: its config, the snapshot, remove, add, join, promote, all one repair. */
+    @Test
+    void aWipedMemberReJoiningIsARepairToItsLastStep() {
+        Plan plan = plan(new Scenario("h2-wiped", "three"));
+        assertEquals(7, plan.steps().size(), shape(plan).toString());
+        assertEquals(allOf(plan, "repair"), classes(plan));
+        // A first member that never started has no data to lose: starting it finishes a person's create.
+        assertEquals(List.of("h2/start change", "cluster/healthy change"), classes(plan(new Scenario("h2-never-started", "three"))));
+    }
+
+    @Test
+    void whatTheSpecAskedForIsAChangeToItsLastStep() {
+        for (Plan plan : List.of(plan(new Scenario("converged", "three-3530")), plan(new Scenario("converged", "five")),
+                plan(new Scenario("converged", "one")), plan(new Scenario("h3-crashed", "h1-h2")),
+                plan(new Scenario("fresh", "three").withPki(Pki.NONE)))) {
+            assertFalse(plan.steps().isEmpty());
+            assertEquals(allOf(plan, "change"), classes(plan), shape(plan).toString());
+        }
+    }
+
+    /** Without quorum nothing is planned at all (so nothing to run); restore and teardown are never a watcher's. */
+    @Test
+    void aCrashedMajorityIsRefusedAndRestoreAndTeardownAreNever() {
+        Plan crashed = plan(new Scenario("h2-h3-crashed", "three"));
+        assertTrue(crashed.isRefused() && crashed.steps().isEmpty(), shape(crashed).toString());
+        Plan restore = scenarios.restore(new Scenario("converged", "three"), RestorePlannerScenarioTest.snapshot(true,
+                Optional.empty()), false, Map.of(), java.util.Set.of());
+        assertTrue(restore.steps().size() > 10, shape(restore).toString());
+        assertEquals(allOf(restore, "never"), classes(restore));
+        ClusterRun.Facts facts = scenarios.facts(new Scenario("converged", "three"));
+        Plan teardown = io.etcdwright.modules.teardown.TeardownPlanner.plan("scn", facts.byHost(), facts.unreachable(),
+                io.etcdwright.modules.EtcdLayout.DEFAULT, true, io.etcdwright.modules.pki.ClientHostFacts.NONE,
+                new io.etcdwright.modules.pki.ClientHostsRecord(home.resolve("pki-record")));
+        assertTrue(teardown.steps().stream().anyMatch(st -> st.id().equals("h1/data")), shape(teardown).toString());
+        assertEquals(allOf(teardown, "never"), classes(teardown));
+    }
+
     // ---- the plan as a value ----
 
     @Test
@@ -784,6 +876,71 @@ class PlannerScenarioTest {
         assertNotNull(stale);
         assertTrue(stale.contains("now the plan would be:\n  h2: > start etcd (not running)\n  h3: > start etcd (not running)"), stale);
         assertTrue(Files.size(file) > 0);
+    }
+
+    // ---- kube-apiserver's etcd flags ----
+
+    /** The plan's lines for its clients' flags, as plan and apply print them. */
+    private static List<String> clientLines(Plan plan) {
+        return plan.clients().stream().map(io.etcdwright.engine.plan.ClientChange::line).toList();
+    }
+
+    @Test
+    void aReplacementNamesTheApiServersNewEtcdServersOnceTheNewMemberIsHealthy() {
+        Plan plan = plan(new Scenario("converged", "h1-h4"));
+        // Before: the client URLs etcd's member list holds (h2, h1, h3 as recorded); after: the spec's h1 and h4.
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: -https://10.77.0.12:2379 -https://10.77.0.13:2379"
+                + " +https://10.77.0.14:2379"), clientLines(plan));
+        io.etcdwright.engine.plan.ClientChange servers = plan.clients().get(0);
+        assertEquals(Optional.of("https://10.77.0.12:2379,https://10.77.0.11:2379,https://10.77.0.13:2379"), servers.before());
+        assertEquals(Optional.of("https://10.77.0.11:2379,https://10.77.0.14:2379"), servers.after());
+        assertTrue(servers.when().startsWith("once this apply is done (every member healthy, new members joined): restart"
+                + " kube-apiserver with these flags"), servers.when());
+        assertEquals(Optional.empty(), servers.host(), "the spec names no control-plane host: one diff, for wherever it runs");
+        // Shown after the plan's steps (and again as apply's last lines), with when to restart kube-apiserver.
+        java.io.StringWriter text = new java.io.StringWriter();
+        PlanPrinter.text(plan, false, new java.io.PrintWriter(text, true));
+        assertTrue(text.toString().endsWith("kube-apiserver: its etcd flags change (it reads them only at start, and no step"
+                + " restarts it):\n  " + clientLines(plan).get(0) + "\n      when: " + servers.when() + "\n"), text.toString());
+    }
+
+    @Test
+    void growingShrinkingAndRemovingACrashedMemberChangeOnlyTheEtcdServers() {
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: +https://10.77.0.14:2379 +https://10.77.0.15:2379"),
+                clientLines(plan(new Scenario("converged", "five"))));
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: -https://10.77.0.12:2379 -https://10.77.0.13:2379"),
+                clientLines(plan(new Scenario("converged", "one"))));
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: -https://10.77.0.13:2379"),
+                clientLines(plan(new Scenario("h3-crashed", "h1-h2"))));
+    }
+
+    @Test
+    void withoutAMembershipTransportOrCaChangeTheApiServersFlagsStayAsTheyAre() {
+        // Converged: no step, no flag. Repairs and config changes: steps, the same URLs and CA.
+        for (Scenario s : List.of(new Scenario("converged", "three"), new Scenario("config-drift", "three"),
+                new Scenario("h2-stopped", "three"), new Scenario("converged", "three-3530"),
+                new Scenario("converged", "three").after(Duration.ofDays(340)))) {
+            assertEquals(List.of(), plan(s).clients(), s.toString());
+        }
+        // A wiped member rejoins with the URL it had; a first member that never started was named all along.
+        Plan wiped = plan(new Scenario("h2-wiped", "three"));
+        assertTrue(wiped.hasChanges());
+        assertEquals(List.of(), wiped.clients());
+        assertEquals(List.of(), plan(new Scenario("h2-never-started", "three")).clients());
+        // A new cluster: nothing is configured against it yet ('kube-apiserver-flags' gives its flags).
+        Plan fresh = plan(new Scenario("fresh", "three").withPki(Pki.NONE));
+        assertTrue(fresh.hasChanges());
+        assertEquals(List.of(), fresh.clients());
+        // A refused plan changes nothing.
+        assertEquals(List.of(), plan(new Scenario("h3-crashed", "three")).clients());
+    }
+
+    @Test
+    void whereTheSpecNamesTheControlPlaneHostsTheDiffIsPerHost() throws Exception {
+        String spec = specLike("three-clients", "clients-h1-h4", "hosts: [h1, h2, h3]", "hosts: [h1, h2, h4]");
+        Plan plan = scenarios.plan(new Scenario("converged", spec), "inventory-control-plane");
+        assertEquals(List.of("~ kube-apiserver on h1 --etcd-servers: -https://10.77.0.13:2379 +https://10.77.0.14:2379",
+                "~ kube-apiserver on h2 --etcd-servers: -https://10.77.0.13:2379 +https://10.77.0.14:2379"), clientLines(plan));
     }
 
     // ---- etcd 3.6 and 3.7 (recorded by testbed/record-scenarios 36-37) ----

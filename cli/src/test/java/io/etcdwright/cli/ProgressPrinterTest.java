@@ -24,9 +24,9 @@ class ProgressPrinterTest {
     private final StringWriter written = new StringWriter();
     private final long start = 1_000 * SECOND;
     private long now = start;
-    private final Step install = Step.on("h1", "install", "install").kind(ChangeKind.CREATE).summary("install etcd 3.5.16")
+    private final Step install = Step.on("h1", "install", "install").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.CREATE).summary("install etcd 3.5.16")
             .does(ctx -> Outcome.CHANGED);
-    private final Step health = Step.on("h2", "service", "start").kind(ChangeKind.ACTION).summary("start etcd")
+    private final Step health = Step.on("h2", "service", "start").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.ACTION).summary("start etcd")
             .does(ctx -> Outcome.CHANGED);
 
     private static Activity upload(long done) {

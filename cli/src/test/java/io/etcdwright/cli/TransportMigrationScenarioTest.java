@@ -75,6 +75,25 @@ class TransportMigrationScenarioTest {
     }
 
     @Test
+    void aMoveToTlsGivesTheApiServerHttpsUrlsTheCaAndItsClientPairBeforeHttpIsDropped() {
+        Plan plan = scenarios.plan(scenarioOf(facts(Map.of("h1", PLAIN, "h2", PLAIN, "h3", PLAIN), Set.of()), "three"));
+        String ca = "\"etcd CA for cluster scn\" (sha256 9f33051e)";
+        assertEquals(List.of("~ kube-apiserver --etcd-servers: -http://10.77.0.12:2379 -http://10.77.0.11:2379"
+                        + " -http://10.77.0.13:2379 +https://10.77.0.11:2379 +https://10.77.0.12:2379 +https://10.77.0.13:2379",
+                "+ kube-apiserver --etcd-cafile: +/etc/etcd/pki/ca.crt (trusts " + ca + ")",
+                "+ kube-apiserver --etcd-certfile: +/etc/etcd/pki/kube-apiserver-etcd-client.crt (issued by " + ca + ")",
+                "+ kube-apiserver --etcd-keyfile: +/etc/etcd/pki/kube-apiserver-etcd-client.key (the key of the certificate"
+                        + " issued by " + ca + ")"),
+                plan.clients().stream().map(io.etcdwright.engine.plan.ClientChange::line).toList());
+        assertTrue(plan.clients().stream().allMatch(c -> c.when().startsWith("this apply stops serving http:// in its last round")),
+                plan.clients().toString());
+        // Peers alone move: clients keep their URLs and files, kube-apiserver nothing.
+        MemberTransport peersPlain = new MemberTransport(Clients.TLS, Peers.PLAINTEXT);
+        assertEquals(List.of(), scenarios.plan(scenarioOf(facts(Map.of("h1", peersPlain, "h2", peersPlain, "h3", peersPlain),
+                Set.of()), "three")).clients());
+    }
+
+    @Test
     void aMoveKilledInRoundTwoResumesWithTheMembersLeft() {
         // h1 moved its peer URL and restarted; h2 and h3 are done with round 1 only.
         Plan plan = scenarios.plan(scenarioOf(facts(Map.of("h1", ROUND_2, "h2", ROUND_1, "h3", ROUND_1), Set.of("h1")), "three"));

@@ -333,7 +333,7 @@ class ClusterLifecycleIT {
         String admin = spec("admin-h1.yaml", "clients:\n  admin: {hosts: [h1]}\n").toString();
         Cli.Run plan = Cli.run("plan", "-i", INV, "-f", admin);
         assertTrue(plan.out().contains("certificates for h1 (admin.crt missing on host; admin.key missing on host;"), plan.out());
-        assertTrue(plan.out().contains("Plan: 1 step (1 update)."), "h1's files only, no restart: " + plan.out());
+        assertTrue(plan.out().contains("Plan: 1 step (1 update; 1 change)."), "h1's files only, no restart: " + plan.out());
         Cli.Run apply = Cli.run("apply", "-i", INV, "-f", admin, "--yes");
         assertEquals(0, apply.exitCode(), apply.all());
         assertEquals("600 etcd etcd\n", Testbed.ssh(1, "stat -c '%a %U %G' /etc/etcd/pki/admin.key"));

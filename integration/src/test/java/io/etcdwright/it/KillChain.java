@@ -219,11 +219,11 @@ final class KillChain {
     }
 
     private static final Pattern TEXT_TARGET = Pattern.compile("^([^\\s:]+):$");
-    private static final Pattern TEXT_STEP = Pattern.compile("^  ([-+~>]) (.+)$");
+    private static final Pattern TEXT_STEP = Pattern.compile("^  (?:\\[[a-z]+\\] +)?([-+~>]) (.+)$");
 
     /**
      * The steps of a plan as its text shows them, in the order they run: a target's line, then
-     * its steps' lines ({@code + summary (reason)}). The text does not mark where the summary ends
+     * its steps' lines ({@code [routine] + summary (reason)}: the safety class, then the step). The text does not mark where the summary ends
      * and the reason begins: each "summary" before a " (" is a candidate for the step's end line.
      */
     private static List<Planned> fromText(String shown) {

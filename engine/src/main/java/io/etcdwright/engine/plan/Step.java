@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param host           the inventory host it changes; empty for cluster-wide steps
  * @param module         the module that planned it
  * @param kind           create, update, delete or action
+ * @param safety         how safe it is to run with no person watching ({@link SafetyClass}), decided by
+ *                       the planner that builds it from the facts; shown by plan, read by watch's policy
  * @param summary        what it does, e.g. "install etcd 3.5.16"
  * @param reason         why, from the facts, e.g. "not installed"
  * @param after          ids of the steps that must succeed first (set from the steps themselves,
@@ -28,13 +30,14 @@ import java.util.Optional;
  * @param postconditions what "done" means: checked (and waited for) after it ran
  * @param operation      the work; not part of a saved plan
  */
-public record Step(String id, Optional<String> host, String module, ChangeKind kind, String summary,
+public record Step(String id, Optional<String> host, String module, ChangeKind kind, SafetyClass safety, String summary,
                    String reason, List<String> after, String observed, Optional<FileDiff> diff,
                    @JsonIgnore List<Condition> preconditions, @JsonIgnore List<Condition> postconditions,
                    @JsonIgnore Operation operation) {
     public Step {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(safety, "safety");
         after = List.copyOf(after);
         preconditions = List.copyOf(preconditions);
         postconditions = List.copyOf(postconditions);
@@ -43,6 +46,17 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
 
     public String target() {
         return host.orElse("cluster");
+    }
+
+    /**
+     * The same step, at least as careful as {@code floor}: for a planner whose whole plan is of one
+     * class (a restore is {@code never} to the last step), or that knows more than the module that
+     * built a step (a host's files written for a member that re-joins are part of its repair).
+     */
+    public Step atLeast(SafetyClass floor) {
+        SafetyClass raised = safety.stricter(floor);
+        return raised == safety ? this : new Step(id, host, module, kind, raised, summary, reason, after, observed, diff,
+                preconditions, postconditions, operation);
     }
 
     /** The plan line: {@code + install etcd 3.5.16 (not installed)}. */
@@ -76,6 +90,8 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
         private final String module;
         private String id;
         private ChangeKind kind = ChangeKind.UPDATE;
+        /** No default: a step nobody classified must not reach a plan the watcher reads ({@link #does}). */
+        private SafetyClass safety;
         private String summary = "";
         private String reason = "";
         private final List<String> after = new ArrayList<>();
@@ -107,6 +123,21 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
 
         public Builder kind(ChangeKind value) {
             kind = value;
+            return this;
+        }
+
+        /** How safe it is to run unattended; every step must say ({@link #does} refuses one that does not). */
+        public Builder safety(SafetyClass value) {
+            safety = Objects.requireNonNull(value, "safety");
+            return this;
+        }
+
+        /**
+         * At least as careful as {@code floor}: the class said so far, or {@code floor} when it is
+         * stricter. A floor never classifies a step nobody classified ({@link #does} still refuses it).
+         */
+        public Builder atLeast(SafetyClass floor) {
+            safety = safety == null ? null : safety.stricter(floor);
             return this;
         }
 
@@ -155,7 +186,11 @@ public record Step(String id, Optional<String> host, String module, ChangeKind k
         }
 
         public Step does(Operation operation) {
-            return new Step(id, host, module, kind, summary, reason, after, observed, diff, preconditions, postconditions,
+            if (safety == null) {
+                throw new IllegalStateException("step " + id + " has no safety class: the planner that builds it must say"
+                        + " how safe it is to run unattended (Step.Builder.safety)");
+            }
+            return new Step(id, host, module, kind, safety, summary, reason, after, observed, diff, preconditions, postconditions,
                     operation);
         }
     }

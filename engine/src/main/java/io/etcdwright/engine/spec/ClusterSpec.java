@@ -14,10 +14,18 @@ import java.util.Optional;
  * @param maintenance scheduled maintenance (defragmentation); {@link Maintenance#NONE} when the spec has none
  * @param state   where the PKI and records are shared (docs/state.md); empty: on this workstation only
  * @param monitoring  the hosts' textfile metrics for Prometheus; {@link Monitoring#NONE} when the spec has none
+ * @param automation  what {@code etcdwright watch} may do by itself; {@link Automation#DEFAULT} when the spec has none
  */
 public record ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
                           Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance,
-                          Optional<StateSettings> state, Monitoring monitoring) {
+                          Optional<StateSettings> state, Monitoring monitoring, Automation automation) {
+
+    /** A spec without an automation section. */
+    public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
+                       Optional<BackupPolicy> backup, ClientKeys clients, Maintenance maintenance,
+                       Optional<StateSettings> state, Monitoring monitoring) {
+        this(file, name, members, etcd, artifacts, tls, backup, clients, maintenance, state, monitoring, Automation.DEFAULT);
+    }
 
     /** A spec without a monitoring section. */
     public ClusterSpec(Path file, String name, Members members, EtcdSettings etcd, Artifacts artifacts, Tls tls,
@@ -50,5 +58,6 @@ public record ClusterSpec(Path file, String name, Members members, EtcdSettings 
         Objects.requireNonNull(maintenance, "maintenance");
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(monitoring, "monitoring");
+        Objects.requireNonNull(automation, "automation");
     }
 }

@@ -65,6 +65,48 @@ final class ClusterSpecChecks {
         checkBackup();
         checkState();
         checkMonitoring();
+        checkAutomation();
+    }
+
+    /**
+     * What the schema cannot say of the automation section: {@code never} is never allowed (a
+     * restore, a minor downgrade or a teardown must not run unattended), a window names only the
+     * classes windows govern, and its schedule is a cron expression (parsed by cron-utils, as the
+     * policy reads it: a window that does not parse would be a window that never opens).
+     */
+    private void checkAutomation() {
+        FieldPath automation = FieldPath.of("automation");
+        JsonNode allow = document.root().at(automation.key("allow").pointer());
+        for (int i = 0; i < allow.size(); i++) {
+            FieldPath at = automation.key("allow").index(i);
+            if (!reported(at) && "never".equals(allow.get(i).asText())) {
+                problems.error(document, at, "never cannot be allowed: its steps (a restore, a minor downgrade, a teardown) run"
+                        + " only when a person applies them; allow routine, repair or change");
+            }
+        }
+        JsonNode windows = document.root().at(automation.key("windows").pointer());
+        for (int i = 0; i < windows.size(); i++) {
+            FieldPath window = automation.key("windows").index(i);
+            JsonNode classes = windows.get(i).path("classes");
+            for (int c = 0; c < classes.size(); c++) {
+                FieldPath at = window.key("classes").index(c);
+                String label = classes.get(c).asText();
+                if (!reported(at) && (label.equals("routine") || label.equals("never"))) {
+                    problems.error(document, at, "a window governs only change and repair: " + label + (label.equals("routine")
+                            ? " always runs (it only puts the spec back)" : " never runs unattended") + "; got " + Quoted.of(label));
+                }
+            }
+            FieldPath schedule = window.key("schedule");
+            JsonNode expression = windows.get(i).path("schedule");
+            if (!reported(schedule) && expression.isTextual()) {
+                Automation.Parsed parsed = Automation.parse(expression.textValue());
+                if (parsed.cron().isEmpty()) {
+                    problems.error(document, schedule, "is not a cron expression of five fields (minute hour day-of-month month"
+                            + " day-of-week, UTC), like \"0 22 * * 5\" for Fridays at 22:00: " + parsed.problem()
+                            + "; got " + Quoted.of(expression.textValue()));
+                }
+            }
+        }
     }
 
     /** The textfile directory is a path on every member: checked like the directories etcdwright owns. */

@@ -36,7 +36,7 @@ final class ClusterSpecReader {
     ClusterSpec read() {
         String name = text(FieldPath.of("cluster", "name")).orElse("");
         return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name), clients(), maintenance(),
-                state(), monitoring());
+                state(), monitoring(), automation());
     }
 
     private Members members() {
@@ -224,6 +224,53 @@ final class ClusterSpecReader {
             return Monitoring.NONE;
         }
         return new Monitoring(Optional.of(text(monitoring.key("textfileDir")).orElse(Monitoring.DEBIAN_TEXTFILE_DIR)));
+    }
+
+    /**
+     * The automation section with its defaults. A class that is no class, {@code never}, a window's
+     * {@code routine} or an expression that does not parse are left out here and refused by the
+     * checks at their field (a spec with errors is never used).
+     */
+    private Automation automation() {
+        FieldPath automation = FieldPath.of("automation");
+        if (!node(automation).isObject()) {
+            return Automation.DEFAULT;
+        }
+        java.util.Set<io.etcdwright.engine.plan.SafetyClass> allow = node(automation.key("allow")).isArray()
+                ? classes(automation.key("allow"), java.util.EnumSet.of(io.etcdwright.engine.plan.SafetyClass.ROUTINE,
+                io.etcdwright.engine.plan.SafetyClass.REPAIR, io.etcdwright.engine.plan.SafetyClass.CHANGE))
+                : Automation.DEFAULT_ALLOW;
+        List<Automation.Window> windows = new ArrayList<>();
+        JsonNode written = node(automation.key("windows"));
+        for (int i = 0; i < written.size(); i++) {
+            FieldPath at = automation.key("windows").index(i);
+            Optional<com.cronutils.model.Cron> cron = text(at.key("schedule")).flatMap(s -> Automation.parse(s).cron());
+            int minutes = integer(at.key("durationMinutes")).orElse(0);
+            if (cron.isEmpty() || minutes < 1) {
+                continue;
+            }
+            java.util.Set<io.etcdwright.engine.plan.SafetyClass> classes = node(at.key("classes")).isArray()
+                    ? classes(at.key("classes"), Automation.WINDOWED) : Automation.WINDOWED;
+            windows.add(new Automation.Window(text(at.key("kind")).filter("allow"::equals).isPresent() ? Automation.Kind.ALLOW
+                    : Automation.Kind.DENY, text(at.key("schedule")).orElseThrow(), cron.get(), java.time.Duration.ofMinutes(minutes),
+                    classes));
+        }
+        return new Automation(allow,
+                java.time.Duration.ofMinutes(Math.max(1, integer(automation.key("repairAfterMinutes"))
+                        .orElse(Automation.DEFAULT_REPAIR_AFTER_MINUTES))),
+                java.time.Duration.ofSeconds(Math.max(Automation.MIN_INTERVAL_SECONDS, integer(automation.key("intervalSeconds"))
+                        .orElse(Automation.DEFAULT_INTERVAL_SECONDS))),
+                java.time.Duration.ofMinutes(Math.max(1, integer(automation.key("stepDeadlineMinutes"))
+                        .orElse(Automation.DEFAULT_STEP_DEADLINE_MINUTES))),
+                windows);
+    }
+
+    /** The classes a list names, of those {@code known}; others are the checks' to refuse. */
+    private java.util.Set<io.etcdwright.engine.plan.SafetyClass> classes(FieldPath path,
+                                                                      java.util.Set<io.etcdwright.engine.plan.SafetyClass> known) {
+        java.util.Set<io.etcdwright.engine.plan.SafetyClass> classes = java.util.EnumSet.noneOf(io.etcdwright.engine.plan.SafetyClass.class);
+        texts(path).forEach(label -> io.etcdwright.engine.plan.SafetyClass.of(label).filter(known::contains).ifPresent(classes::add));
+        return classes;
     }
 
     /** systemd's names of the days, Monday first (DayOfWeek's order). */

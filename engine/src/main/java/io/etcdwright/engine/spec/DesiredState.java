@@ -30,7 +30,8 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
         EtcdSettings etcd = spec.etcd();
         ClusterSpec hop = new ClusterSpec(spec.file(), spec.name(), spec.members(),
                 new EtcdSettings(version, etcd.ports(), etcd.dataDir(), etcd.settings()), spec.artifacts(), spec.tls(),
-                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring());
+                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring(),
+                spec.automation());
         return new DesiredState(inventory, hop, members, warnings);
     }
 
@@ -39,7 +40,8 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
         EtcdSettings etcd = spec.etcd();
         ClusterSpec other = new ClusterSpec(spec.file(), spec.name(), spec.members(),
                 new EtcdSettings(etcd.version(), etcd.ports(), etcd.dataDir(), settings), spec.artifacts(), spec.tls(),
-                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring());
+                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring(),
+                spec.automation());
         return new DesiredState(inventory, other, members, warnings);
     }
 

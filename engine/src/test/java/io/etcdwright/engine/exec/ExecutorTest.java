@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Scheduling logic only: these operations touch no host. */
 class ExecutorTest {
     static Step step(String host, String id, Operation op, Step... after) {
-        return Step.on(host, "test", id).kind(ChangeKind.ACTION).summary(id).after(after).does(op);
+        return Step.on(host, "test", id).safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.ACTION).summary(id).after(after).does(op);
     }
 
     static Recap run(int forks, Step... steps) {
@@ -96,7 +96,7 @@ class ExecutorTest {
     @Test
     void aFailedPreconditionStopsTheStepBeforeItDoesAnythingAndSkipsWhatDependsOnIt() {
         List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Step guarded = Step.on("h1", "test", "restart").kind(ChangeKind.ACTION).summary("restart")
+        Step guarded = Step.on("h1", "test", "restart").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.ACTION).summary("restart")
                 .requires(condition("others healthy", false, log))
                 .does(ctx -> { log.add("restarted"); return Outcome.CHANGED; });
         Step next = step("h2", "restart", ctx -> { log.add("h2"); return Outcome.CHANGED; }, guarded);
@@ -112,10 +112,10 @@ class ExecutorTest {
     @Test
     void aStepIsDoneOnlyWhenItsReadinessHolds() {
         List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Step ready = Step.on("h1", "test", "start").kind(ChangeKind.ACTION).summary("start")
+        Step ready = Step.on("h1", "test", "start").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.ACTION).summary("start")
                 .requires(condition("pre", true, log)).readyWhen(condition("healthy", true, log))
                 .does(ctx -> { log.add("op"); return Outcome.CHANGED; });
-        Step notReady = Step.on("h2", "test", "start").kind(ChangeKind.ACTION).summary("start")
+        Step notReady = Step.on("h2", "test", "start").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.ACTION).summary("start")
                 .readyWhen(condition("never healthy", false, log))
                 .does(ctx -> Outcome.CHANGED);
         Recap recap = run(1, ready, notReady);

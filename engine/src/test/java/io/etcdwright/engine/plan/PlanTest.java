@@ -15,7 +15,7 @@ class PlanTest {
     }
 
     static Step step(String host, String id, String reason, String observed, Step... after) {
-        return Step.on(host, "test", id).kind(ChangeKind.CREATE).summary("do " + id).reason(reason).observed(observed)
+        return Step.on(host, "test", id).safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.CREATE).summary("do " + id).reason(reason).observed(observed)
                 .after(after).does(ctx -> Outcome.CHANGED);
     }
 
@@ -46,9 +46,9 @@ class PlanTest {
         Plan one = new Plan("c", List.of(step("h1", "a", "missing")), List.of(), List.of());
         Plan reworded = new Plan("c", List.of(step("h1", "a", "not there yet")), List.of(), List.of());
         assertEquals(one.fingerprint(), reworded.fingerprint());
-        Step writesA = Step.on("h1", "test", "a").kind(ChangeKind.CREATE).observed("observed")
+        Step writesA = Step.on("h1", "test", "a").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.CREATE).observed("observed")
                 .diff(new FileDiff("/etc/etcd/etcd.conf.yml", "", "name: a\n")).does(ctx -> Outcome.CHANGED);
-        Step writesB = Step.on("h1", "test", "a").kind(ChangeKind.CREATE).observed("observed")
+        Step writesB = Step.on("h1", "test", "a").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).kind(ChangeKind.CREATE).observed("observed")
                 .diff(new FileDiff("/etc/etcd/etcd.conf.yml", "", "name: b\n")).does(ctx -> Outcome.CHANGED);
         assertNotEquals(new Plan("c", List.of(writesA), List.of(), List.of()).fingerprint(),
                 new Plan("c", List.of(writesB), List.of(), List.of()).fingerprint());
@@ -69,6 +69,6 @@ class PlanTest {
     void linesReadLikeTerraform() {
         assertEquals("+ do a (missing)", step("h1", "a", "missing").line());
         assertEquals("h1", step("h1", "a", "").target());
-        assertEquals("cluster", Step.cluster("m", "x").does(ctx -> Outcome.OK).target());
+        assertEquals("cluster", Step.cluster("m", "x").safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE).does(ctx -> Outcome.OK).target());
     }
 }

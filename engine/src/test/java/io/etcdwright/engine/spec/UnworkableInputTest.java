@@ -138,4 +138,22 @@ class UnworkableInputTest {
         Fixtures.write(dir, "my-ca.crt", "# the CA of cluster demo\n" + pem + pem);
         load(INVENTORY, spec);
     }
+
+    /**
+     * automation: never steps are only ever a person's, and a window whose schedule does not parse
+     * would never open; both pass the schema (never is a class, the schedule a string).
+     */
+    @Test
+    void neverAllowedAndAWindowCronThatDoesNotParseAreRefused() {
+        assertEquals(List.of("demo.yaml:6:11: error: automation.allow[0]: never cannot be allowed: its steps (a restore, a minor"
+                        + " downgrade, a teardown) run only when a person applies them; allow routine, repair or change"),
+                problems(INVENTORY, SPEC + "automation:\n  allow: [never]\n"));
+        List<String> cron = problems(INVENTORY, SPEC + "automation:\n  windows:\n    - {kind: allow, schedule: \"every friday\","
+                + " durationMinutes: 60}\n");
+        assertEquals(1, cron.size(), cron.toString());
+        org.junit.jupiter.api.Assertions.assertTrue(cron.get(0).startsWith("demo.yaml:7:31: error: automation.windows[0].schedule:"
+                + " is not a cron expression of five fields"), cron.get(0));
+        load(INVENTORY, SPEC + "automation:\n  allow: [routine]\n  windows:\n    - {kind: allow, schedule: \"0 2 * * 1-5\","
+                + " durationMinutes: 60}\n");
+    }
 }

@@ -3,6 +3,7 @@ package io.etcdwright.modules.cluster;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.modules.EtcdLayout;
@@ -127,14 +128,14 @@ final class CaRotationPlanner {
         List<Step> pki = new ArrayList<>();
         ClusterPki p = in.pki();
         if (p.generationPending()) {
-            pki.add(add(Step.cluster("pki", "ca-generation").kind(ChangeKind.CREATE)
+            pki.add(add(Step.cluster("pki", "ca-generation").safety(SafetyClass.CHANGE).kind(ChangeKind.CREATE)
                     .summary("generate CA generation " + p.settings().caGeneration() + " in " + p.settings().dir())
                     .reason("tls.pki.caGeneration " + p.settings().caGeneration() + ", the workstation holds generation "
                             + p.caGeneration() + "; the current CA is kept in previous-ca/ (its key never leaves the workstation)")
                     .does(ctx -> p.generateNextCa() ? Outcome.CHANGED : Outcome.OK)));
         }
         List<X509Certificate> old = rotation.oldCas();
-        pki.add(add(Step.cluster("pki", "ca-rotation").kind(ChangeKind.ACTION)
+        pki.add(add(Step.cluster("pki", "ca-rotation").safety(SafetyClass.CHANGE).kind(ChangeKind.ACTION)
                 .summary("CA rotation: record the old CA" + (old.size() == 1 ? "" : "s") + " and write the bundle "
                         + files.bundle())
                 .reason("members trust " + old.size() + " CA" + (old.size() == 1 ? "" : "s") + " other than " + p.caCertFile()
@@ -180,7 +181,7 @@ final class CaRotationPlanner {
                 List<String> dropping = rotation.hostsNotTrustingExactly(rotation.newCa().map(List::of).orElse(List.of()));
                 List<Step> last = roll(List.of(reissued), "ca-drop-old", "restart-new-ca-only", in.pki().caCertFile(),
                         DROP_OLD_CAUSE, "CA rotation 3/3: trust the new CA alone", dropping);
-                return List.of(add(Step.cluster("pki", "ca-rotation-done").kind(ChangeKind.ACTION)
+                return List.of(add(Step.cluster("pki", "ca-rotation-done").safety(SafetyClass.CHANGE).kind(ChangeKind.ACTION)
                         .summary("CA rotation done: remove the bundle and the record in " + files.dir())
                         .reason("every member refuses the old CA; clients trust " + in.pki().caCertFile() + " again")
                         .after(last)
@@ -200,7 +201,8 @@ final class CaRotationPlanner {
         List<String> phase = switch (rotation.phase()) {
             case TRUST_BOTH -> List.of("CA rotation phase 1/3: members restart to trust the old and the new CA. Before the next"
                     + " apply (phase 2, members then serve certificates of the new CA) point every client at the bundle " + bundle
-                    + " ('etcdwright client-env' and 'kube-apiserver-flags' print it; restart kube-apiserver with it).");
+                    + " ('etcdwright client-env' and 'kube-apiserver-flags --workstation-paths' print it; when to restart"
+                    + " kube-apiserver is said after the plan).");
             case REISSUE -> List.of("CA rotation phase 2/3: every certificate is issued again from the new CA, without restarts."
                     + " Before the next apply (phase 3, members then refuse the old CA) give every client its new certificate"
                     + " (the admin and kube-apiserver ones in " + in.pki().settings().dir().resolve("clients") + ").");
@@ -231,7 +233,7 @@ final class CaRotationPlanner {
 
     /** Phase 1 proved on every member: each accepts a client of the new CA. */
     private Step trusted(List<Step> after) {
-        return add(Step.cluster("pki", "ca-trusted").kind(ChangeKind.ACTION)
+        return add(Step.cluster("pki", "ca-trusted").safety(SafetyClass.CHANGE).kind(ChangeKind.ACTION)
                 .summary("CA rotation 1/3 done: every member trusts the new CA")
                 .reason("certificates of the new CA are handed out only once every member accepts them")
                 .after(after)
@@ -244,7 +246,7 @@ final class CaRotationPlanner {
 
     /** Phase 2 proved on every member: each serves certificates of the new CA alone, client and peer. */
     private Step reissued(List<Step> after) {
-        return add(Step.cluster("pki", "ca-reissued").kind(ChangeKind.ACTION)
+        return add(Step.cluster("pki", "ca-reissued").safety(SafetyClass.CHANGE).kind(ChangeKind.ACTION)
                 .summary("CA rotation 2/3 done: every member serves certificates of the new CA")
                 .reason("before the old CA is dropped, no member may present a certificate only the old CA signed")
                 .after(after)
@@ -262,7 +264,7 @@ final class CaRotationPlanner {
      */
     private List<Step> reissue(List<Step> after) {
         ClusterPki p = in.pki();
-        Step clients = add(Step.cluster("pki", "ca-reissue-clients").kind(ChangeKind.UPDATE)
+        Step clients = add(Step.cluster("pki", "ca-reissue-clients").safety(SafetyClass.CHANGE).kind(ChangeKind.UPDATE)
                 .summary("CA rotation 2/3: issue the admin and kube-apiserver client certificates from the new CA")
                 .reason("clients keep working with either certificate while members trust both")
                 .after(after)
@@ -291,7 +293,7 @@ final class CaRotationPlanner {
             ClusterPki.MemberIdentity identity = new ClusterPki.MemberIdentity(m.name(), host, m.address());
             Set<String> roles = HostCertificates.clientRoles(in.desired(), host);
             var hostFiles = in.facts().get(host).files();
-            Step step = add(Step.on(host, "pki", "ca-reissue").kind(ChangeKind.UPDATE)
+            Step step = add(Step.on(host, "pki", "ca-reissue").safety(SafetyClass.CHANGE).kind(ChangeKind.UPDATE)
                     .summary("CA rotation 2/3: certificates for " + m.name() + " from the new CA")
                     .reason("server, peer and healthcheck-client" + (roles.isEmpty() ? "" : ", " + String.join(", ", roles))
                             + " issued by the old CA; etcd reads its certificate at each new TLS handshake: no restart")
@@ -342,7 +344,7 @@ final class CaRotationPlanner {
             members.add(m);
             causes.put(host, List.of(cause));
             var have = in.facts().get(host).file(HostCertificates.certPath(HostCertificates.CA));
-            Step write = add(Step.on(host, "pki", writeId).kind(ChangeKind.UPDATE)
+            Step write = add(Step.on(host, "pki", writeId).safety(SafetyClass.CHANGE).kind(ChangeKind.UPDATE)
                     .summary(summary + ": " + HostCertificates.certPath(HostCertificates.CA) + " from " + caFile.getFileName())
                     .reason(cause)
                     .after(after)
@@ -351,7 +353,8 @@ final class CaRotationPlanner {
         }
         List<Member> ordered = RollingRestart.order(members, m -> in.facts().get(m.host().name()).member().status()
                 .map(MemberFacts.LocalStatus::isLeader).orElse(false));
-        List<Step> restarts = RollingRestart.steps(restartId, ordered, causes, written, after, context);
+        List<Step> restarts = RollingRestart.steps(restartId, ordered, causes, written, after, context,
+                m -> SafetyClass.CHANGE);
         steps.addAll(restarts);
         return List.of(restarts.get(restarts.size() - 1));
     }

@@ -85,7 +85,14 @@ final class ClientHostSteps {
             }
             List<String> unique = List.copyOf(new LinkedHashSet<>(reasons));
             boolean any = files.values().stream().anyMatch(FileState::exists);
+            // Copies that differ from the workstation's (a renewal handed on, a hand edit) or in mode: routine.
+            // A file missing (the spec's clients names the host anew, or it was removed) or one no longer named: the
+            // facts cannot tell a spec edit from a host's, so a change.
+            List<String> paths = new ArrayList<>(List.of(HostCertificates.certPath(HostCertificates.CA)));
+            roles.forEach(r -> paths.addAll(List.of(HostCertificates.certPath(r), HostCertificates.keyPath(r))));
+            boolean missing = paths.stream().anyMatch(p -> !files.containsKey(p) || !files.get(p).exists());
             Step step = Step.on(host, "pki", "client-files").kind(any ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                    .safety(missing || !surplus.isEmpty() ? io.etcdwright.engine.plan.SafetyClass.CHANGE : io.etcdwright.engine.plan.SafetyClass.ROUTINE)
                     .summary(summary + " for " + host + " (" + String.join(", ", roles) + "; runs no member)")
                     .reason(String.join("; ", unique) + "; " + note)
                     .observed(digest(files))
@@ -144,7 +151,7 @@ final class ClientHostSteps {
                 continue; // unreachable: warned about
             }
             List<String> surplus = ClientHostFiles.surplus(Set.of(), files);
-            Step step = Step.on(host, "pki", "client-keys").kind(ChangeKind.DELETE)
+            Step step = Step.on(host, "pki", "client-keys").kind(ChangeKind.DELETE).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                     .summary(surplus.isEmpty() ? "forget " + host + " as a client host (it holds no client files)"
                             : "remove " + String.join(", ", surplus))
                     .reason("clients does not name " + host + " any more and it runs no member: client keys stay on the"
@@ -162,7 +169,7 @@ final class ClientHostSteps {
         }
         if (!gone.isEmpty()) {
             String paths = String.join(" ", ClientHostFacts.allPaths());
-            Step forget = Step.cluster("pki", "client-hosts-gone").kind(ChangeKind.DELETE)
+            Step forget = Step.cluster("pki", "client-hosts-gone").kind(ChangeKind.DELETE).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                     .summary("forget client host" + (gone.size() == 1 ? " " : "s ") + String.join(", ", gone)
                             + " (no longer in the inventory)")
                     .reason("given client files by an earlier apply, now in no inventory, so not reachable from here: run"

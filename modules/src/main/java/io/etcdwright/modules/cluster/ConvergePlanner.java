@@ -6,6 +6,7 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.ClusterSpec;
@@ -196,6 +197,8 @@ public final class ConvergePlanner {
     private final VersionChange version;
     /** A CA rotation under way (or started by this spec), from the hosts' CA files and certificates. */
     private final Optional<CaRotation> rotation;
+    /** The class of the membership change's steps, and of its joiners' host files. */
+    private SafetyClass joinerClass = SafetyClass.CHANGE;
     /** The cluster token members bootstrap with, chosen once per plan (existing, given, or new). */
     private String token;
 
@@ -213,7 +216,13 @@ public final class ConvergePlanner {
         in.desired().warnings().forEach(w -> warnings.add(w.toString()));
     }
 
+    /** The plan, with what it changes of kube-apiserver's etcd flags ({@link KubeApiserverFlags}), whichever planner made it. */
     public static Plan plan(Inputs in) {
+        Plan plan = planSteps(in);
+        return plan.withClients(KubeApiserverFlags.changes(in, plan));
+    }
+
+    private static Plan planSteps(Inputs in) {
         Optional<Refusal> lowered = loweredCaGeneration(in);
         if (lowered.isPresent()) {
             return Plan.refused(in.desired().spec().name(), List.of(lowered.get()),
@@ -310,6 +319,8 @@ public final class ConvergePlanner {
         membership.ifPresent(m -> warnings.addAll(m.warnings()));
         warnings.addAll(version.warnings());
         Map<String, List<EtcdConfigFile.Peer>> joiners = membership.map(MembershipChangePlanner::joiners).orElse(Map.of());
+        // A joiner's host files are part of its join: a repair when it re-joins after its data was lost.
+        joinerClass = membership.map(MembershipChangePlanner::safety).orElse(SafetyClass.CHANGE);
 
         ClientHostSteps clientHosts = new ClientHostSteps(in.desired(), in.pki(), in.clientHosts(), steps);
         warnings.addAll(clientHosts.warnings());
@@ -348,7 +359,9 @@ public final class ConvergePlanner {
         boolean risky = membership.isPresent() || !(version instanceof VersionChange.Unchanged);
         if (risky) {
             // After the preflight: a snapshot of a cluster about to be refused would only cost time.
-            last = snapshot(version, concat(last, gate), pki).map(List::of).orElse(last);
+            // Before a re-join alone, the snapshot is part of the repair; before anything the spec asked for, a change.
+            SafetyClass snapshotClass = version instanceof VersionChange.Unchanged ? joinerClass : SafetyClass.CHANGE;
+            last = snapshot(version, concat(last, gate), pki, snapshotClass).map(List::of).orElse(last);
         }
         last = restartChanged(prepared, joiners, concat(last, pki));
         if (rotating.isPresent()) {
@@ -415,7 +428,8 @@ public final class ConvergePlanner {
     private Map<String, Prepared> prepareHosts(List<Step> pki, List<Step> gate, Map<String, List<EtcdConfigFile.Peer>> joiners,
                                                List<MemberModule> after, boolean release) {
         return HostPreparation.plan(in.desired(), in.layout(), in.facts(), in.pki(), in.releases(), pki, gate,
-                bootstrap(joiners), after, steps, rotation.isPresent(), release);
+                bootstrap(joiners), after, steps, rotation.isPresent(), release,
+                m -> joiners.containsKey(m.name()) ? Optional.of(joinerClass) : Optional.empty());
     }
 
     /** How each member starts: its config's initial cluster, state and token (one token for the whole plan). */
@@ -492,7 +506,7 @@ public final class ConvergePlanner {
             snapshot.ifPresent(steps::add);
             List<Step> prepared = concat(release, snapshot.map(List::of).orElse(List.of()));
             return concat(prepared, files(target, m, snapshot.map(List::of).orElse(concat(previous, release)), bootstrap));
-        }, everyRelease, context, steps::add);
+        }, everyRelease, context, steps::add, m -> SafetyClass.CHANGE);
         return List.of(restarts.get(restarts.size() - 1));
     }
 
@@ -517,7 +531,10 @@ public final class ConvergePlanner {
             if (joiners.containsKey(m.name()) || f.service().running()) {
                 continue;
             }
-            Step.Builder start = Step.on(host, "service", "start").kind(ChangeKind.ACTION).summary("start etcd")
+            // A member with its data, stopped: starting it is routine, and what brings a lost quorum back. A member
+            // without data (a new cluster's, or a first member that never started) starts what a person's create began.
+            Step.Builder start = Step.on(host, "service", "start").kind(ChangeKind.ACTION)
+                    .safety(f.member().hasMemberData() ? SafetyClass.ROUTINE : SafetyClass.CHANGE).summary("start etcd")
                     .reason(f.service().activeState().equals("failed") ? "failed" : "not running")
                     .observed(f.service().activeState());
             start.after(prepared.get(host).done());
@@ -531,6 +548,7 @@ public final class ConvergePlanner {
         int n = in.desired().members().size();
         boolean bootstrap = in.desired().members().stream().noneMatch(m -> in.facts().get(m.host().name()).service().running());
         Step healthy = Step.cluster("membership", "healthy").kind(ChangeKind.ACTION)
+                .safety(SafetyClass.strictest(starts.stream().map(Step::safety).toList(), SafetyClass.ROUTINE))
                 .summary(bootstrap ? "bootstrap cluster " + spec.name() + ": wait for all " + n + " members healthy"
                         : "wait for all " + n + " members healthy")
                 .reason(starts.size() + " member" + (starts.size() == 1 ? "" : "s") + " started")
@@ -542,7 +560,7 @@ public final class ConvergePlanner {
     }
 
     /** A verified snapshot before a change that cannot simply be undone; a warning when the operator declined it. */
-    private Optional<Step> snapshot(VersionChange version, List<Step> after, List<Step> pki) {
+    private Optional<Step> snapshot(VersionChange version, List<Step> after, List<Step> pki, SafetyClass safety) {
         if (in.snapshotDir().isEmpty()) {
             warnings.add("no snapshot before this change (--no-snapshot): if it goes wrong, only an older backup can bring the"
                     + " cluster back");
@@ -552,7 +570,7 @@ public final class ConvergePlanner {
         String label = VersionSteps.snapshotLabel(version).orElse("before-membership-change");
         Health.Access access = context.access();
         List<String> clientUrls = context.clientUrls();
-        Step snapshot = Step.cluster("backup", "snapshot").kind(ChangeKind.ACTION)
+        Step snapshot = Step.cluster("backup", "snapshot").kind(ChangeKind.ACTION).safety(safety)
                 .summary("snapshot the cluster to " + dir).reason(label.replace('-', ' ') + "; verified against its sha256")
                 .after(concat(after, pki))
                 .does(ctx -> {
@@ -586,7 +604,8 @@ public final class ConvergePlanner {
         });
         List<Member> ordered = RollingRestart.order(changed, m -> in.facts().get(m.host().name()).member().status()
                 .map(MemberFacts.LocalStatus::isLeader).orElse(false));
-        List<Step> restarts = RollingRestart.steps(ordered, causes, lastOf, after, context);
+        List<Step> restarts = RollingRestart.steps(ordered, causes, lastOf, after, context,
+                m -> prepared.get(m.host().name()).restartSafety());
         steps.addAll(restarts);
         return List.of(restarts.get(restarts.size() - 1));
     }
@@ -602,7 +621,9 @@ public final class ConvergePlanner {
         }
         return RemovedHost.unfinished(in.pendingStops().pending(), in.desired().inventory().hosts().values(),
                         in.desired().members(), in.cluster().get().members(), stopping, in.layout().dataDir()).stream()
-                .map(u -> MembershipSteps.stopRemoved(u.member(), u.host(), List.of(), in.pendingStops(), in.timeouts().restart()))
+                // Finishing the removal a person's apply made: a change.
+                .map(u -> MembershipSteps.stopRemoved(u.member(), u.host(), List.of(), in.pendingStops(), in.timeouts().restart(),
+                        SafetyClass.CHANGE))
                 .toList();
     }
 
@@ -612,7 +633,7 @@ public final class ConvergePlanner {
      */
     private void awaitClusterVersion(VersionChange.MinorUpgrade upgrade, List<Step> after) {
         String minor = upgrade.to().minorLine().toString();
-        steps.add(Step.cluster("membership", "cluster-version").kind(ChangeKind.ACTION)
+        steps.add(Step.cluster("membership", "cluster-version").kind(ChangeKind.ACTION).safety(SafetyClass.CHANGE)
                 .summary("wait for cluster version " + minor).reason("minor upgrade from " + upgrade.from())
                 .after(after)
                 .readyWhen(new ClusterConditions.ClusterVersionIs(context.access(), context.clientUrls(), minor,

@@ -1,5 +1,6 @@
 package io.etcdwright.modules.cluster;
 
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Member;
@@ -31,12 +32,22 @@ import java.util.function.Function;
 public final class HostPreparation {
     /**
      * One host's preparation: the steps starting or restarting it waits for (the end of its chain
-     * and what ran beside it), and why a running etcd must restart to pick the changes up.
+     * and what ran beside it), why a running etcd must restart to pick the changes up, and how
+     * careful that restart is: the strictest class of the steps that gave it a cause.
      */
-    public record Prepared(List<Step> done, List<String> restartCauses) {
+    public record Prepared(List<Step> done, List<String> restartCauses, SafetyClass restartSafety) {
         public Prepared {
             done = List.copyOf(done);
             restartCauses = List.copyOf(restartCauses);
+        }
+
+        /**
+         * A restart for files written after etcd started that are as this spec renders them (an
+         * apply stopped before its restart): the host holds the spec already, only the process is
+         * behind, so bringing it level is {@code routine}.
+         */
+        public Prepared(List<Step> done, List<String> restartCauses) {
+            this(done, restartCauses, SafetyClass.ROUTINE);
         }
     }
 
@@ -89,6 +100,21 @@ public final class HostPreparation {
                                       ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
                                       Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
                                       List<Step> steps, boolean caRotating, boolean release) {
+        return plan(desired, layout, facts, pki, releases, pkiSteps, gate, bootstrap, after, steps, caRotating, release,
+                m -> Optional.empty());
+    }
+
+    /**
+     * As above; {@code classOf} gives every preparation step of a member's host its class where the
+     * planner knows better than the modules, which judge each file alone: a member that re-joins
+     * after its data was lost has every file written for the member it becomes, as part of the
+     * repair (its config differs because it now joins an existing cluster, not because anyone edited it).
+     */
+    public static Map<String, Prepared> plan(DesiredState desired, EtcdLayout layout, Map<String, EtcdHostFacts> facts,
+                                      ClusterPki pki, ReleaseCache releases, List<Step> pkiSteps, List<Step> gate,
+                                      Function<Member, MemberContext.Bootstrap> bootstrap, List<MemberModule> after,
+                                      List<Step> steps, boolean caRotating, boolean release,
+                                      Function<Member, Optional<SafetyClass>> classOf) {
         List<MemberModule> modules = new ArrayList<>(List.of(new HostSetupModule()));
         if (release) {
             modules.add(new InstallModule(releases));
@@ -106,7 +132,7 @@ public final class HostPreparation {
         for (Member m : desired.members()) {
             EtcdHostFacts f = facts.get(m.host().name());
             MemberContext member = new MemberContext(m, f, desired.spec(), layout, bootstrap.apply(m));
-            Prepared p = prepare(member, modules, gate, Optional.empty(), steps);
+            Prepared p = prepare(member, modules, gate, Optional.empty(), steps, "", classOf.apply(m));
             if (p.restartCauses().isEmpty() && f.service().running() && release) {
                 p = new Prepared(p.done(), RestartPending.causes(member, !caRotating));
             }
@@ -182,9 +208,16 @@ public final class HostPreparation {
     /** As above, each step's summary followed by {@code also} (the release a second preparation is for). */
     private static Prepared prepare(MemberContext member, List<MemberModule> modules, List<Step> gate, Optional<String> tag,
                                     List<Step> steps, String also) {
+        return prepare(member, modules, gate, tag, steps, also, Optional.empty());
+    }
+
+    /** As above, every step of the class {@code classOf} when the planner gives one. */
+    private static Prepared prepare(MemberContext member, List<MemberModule> modules, List<Step> gate, Optional<String> tag,
+                                    List<Step> steps, String also, Optional<SafetyClass> classOf) {
         Optional<Step> last = Optional.empty();
         List<Step> beside = new ArrayList<>();
         List<String> causes = new ArrayList<>();
+        List<SafetyClass> causing = new ArrayList<>();
         for (MemberModule module : modules) {
             Optional<MemberModule.Change> change = module.plan(member);
             if (change.isPresent()) {
@@ -195,6 +228,7 @@ public final class HostPreparation {
                 }
                 last.ifPresent(builder::after);
                 builder.after(gate);
+                classOf.ifPresent(builder::safety);
                 Step step = builder.does(change.get().operation());
                 steps.add(step);
                 if (change.get().placement() == MemberModule.Placement.BESIDE_CHAIN) {
@@ -202,11 +236,14 @@ public final class HostPreparation {
                 } else {
                     last = Optional.of(step);
                 }
-                change.get().restartCause().ifPresent(causes::add);
+                if (change.get().restartCause().isPresent()) {
+                    causes.add(change.get().restartCause().get());
+                    causing.add(step.safety());
+                }
             }
         }
         List<Step> done = new ArrayList<>(beside);
         last.ifPresent(done::add);
-        return new Prepared(done, causes);
+        return new Prepared(done, causes, SafetyClass.strictest(causing, SafetyClass.ROUTINE));
     }
 }

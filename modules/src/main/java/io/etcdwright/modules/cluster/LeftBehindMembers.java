@@ -3,6 +3,7 @@ package io.etcdwright.modules.cluster;
 import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.modules.EtcdLayout;
@@ -66,7 +67,7 @@ public record LeftBehindMembers(List<Step> steps, List<String> warnings) {
             } else {
                 RemovedHost.LeftSpec left = new RemovedHost.LeftSpec(host.get().name(), layout.dataDir());
                 steps.add(MembershipSteps.stopRemoved(left, label + " was a member of the cluster this restore replaces, and "
-                        + host.get().name() + " is no member of the spec", after, pending, within));
+                        + host.get().name() + " is no member of the spec", after, pending, within, SafetyClass.NEVER));
             }
         }
         if (!unreachable.isEmpty()) {
@@ -77,7 +78,7 @@ public record LeftBehindMembers(List<Step> steps, List<String> warnings) {
                     + "enough of them form its quorum) and serves old data to clients pointed at "
                     + (hosts.size() == 1 ? "it" : "them") + ". The next apply stops and disables it there, data kept (noted in "
                     + pending.dir() + "); or run 'systemctl disable --now " + EtcdLayout.UNIT + "' on each");
-            steps.add(Step.cluster("restore", "note-old-members").kind(ChangeKind.ACTION)
+            steps.add(Step.cluster("restore", "note-old-members").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                     .summary("note " + String.join(", ", hosts) + " for the next apply to stop etcd there")
                     .reason("members of the replaced cluster, unreachable now")
                     .after(after)

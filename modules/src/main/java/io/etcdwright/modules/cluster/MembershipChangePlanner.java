@@ -1,6 +1,7 @@
 package io.etcdwright.modules.cluster;
 
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.modules.EtcdLayout;
@@ -29,10 +30,13 @@ final class MembershipChangePlanner {
     private final MembershipPlan plan;
     private final Map<String, List<EtcdConfigFile.Peer>> joiners;
     private final Map<String, RemovedHost> removed;
+    /** The cluster's members as planned from, each with whether its data was lost. */
+    private final List<MembershipPlan.Current> current;
 
-    private MembershipChangePlanner(ConvergePlanner.Inputs in, MembershipPlan plan) {
+    private MembershipChangePlanner(ConvergePlanner.Inputs in, MembershipPlan plan, List<MembershipPlan.Current> current) {
         this.in = in;
         this.plan = plan;
+        this.current = List.copyOf(current);
         this.joiners = initialClusterOfEachJoiner(in, plan);
         this.removed = removedHosts(in, plan);
     }
@@ -68,11 +72,41 @@ final class MembershipChangePlanner {
         plan.refusals().forEach(r -> refusals.add(new Refusal(kindOf(r), "cluster " + in.desired().spec().name(), r.what(),
                 r.whatToDo())));
         return plan.changes().isEmpty() || !plan.refusals().isEmpty() ? Optional.empty()
-                : Optional.of(new MembershipChangePlanner(in, plan));
+                : Optional.of(new MembershipChangePlanner(in, plan, current));
     }
 
     List<String> warnings() {
         return plan.warnings();
+    }
+
+    /**
+     * The class of every step of these changes (and of the joiners' host preparation): {@code repair}
+     * when each change concerns a member of the cluster whose host holds no data and does not run
+     * (its data lost: it is removed and joins again under its own name and peer URL, its old data
+     * moved aside), and the spec's members are the cluster's; {@code change} when any change is one
+     * the spec asked for (a member added, removed or moved). A membership change without quorum is
+     * never planned (QuorumLoss refuses it first), so {@code never} is not needed here.
+     */
+    SafetyClass safety() {
+        java.util.Set<String> lost = new java.util.HashSet<>();
+        current.stream().filter(MembershipPlan.Current::dataLost).forEach(c -> lost.add(c.name()));
+        boolean repairOnly = !lost.isEmpty() && plan.changes().stream().allMatch(change -> lost.contains(nameOf(change)));
+        return repairOnly ? SafetyClass.REPAIR : SafetyClass.CHANGE;
+    }
+
+    private static String nameOf(MembershipPlan.Change change) {
+        if (change instanceof MembershipPlan.Change.Remove r) {
+            return r.member().name();
+        } else if (change instanceof MembershipPlan.Change.AddLearner a) {
+            return a.member().name();
+        } else if (change instanceof MembershipPlan.Change.StartJoiner j) {
+            return j.member().name();
+        } else if (change instanceof MembershipPlan.Change.Promote p) {
+            return p.member().name();
+        } else if (change instanceof MembershipPlan.Change.HandOffLeadership h) {
+            return h.from().name();
+        }
+        throw new IllegalStateException("unknown change " + change);
     }
 
     /** Each joining member (by name) with the membership it starts with: see {@link #initialClusterOfEachJoiner}. */
@@ -133,8 +167,9 @@ final class MembershipChangePlanner {
                     oldData(m, in.facts().get(host))));
         }
         List<Step> steps = new ArrayList<>(MembershipSteps.steps(plan, before, joining, removed, in.pendingStops(), c.access(),
-                clientUrlOf, c.timeouts()));
-        steps.add(Step.cluster("membership", "healthy-after-membership").kind(io.etcdwright.engine.plan.ChangeKind.ACTION)
+                clientUrlOf, c.timeouts(), safety()));
+        steps.add(Step.cluster("membership", "healthy-after-membership").safety(safety())
+                .kind(io.etcdwright.engine.plan.ChangeKind.ACTION)
                 .summary("wait for all " + c.members().size() + " members healthy").reason("after the membership changes")
                 .after(steps.get(steps.size() - 1))
                 .readyWhen(new ClusterConditions.AllHealthy(c.access(), c.clientUrls(), c.timeouts().ready()))

@@ -3,6 +3,7 @@ package io.etcdwright.modules.cluster;
 import io.etcdwright.modules.catalogue.VersionCatalogue;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.StepContext;
@@ -66,10 +67,12 @@ final class MembershipSteps {
      * @param removed     per removed member (by name, or id while it has none), where its etcd runs
      * @param pending     where a removal notes the host to stop, until the stop is done
      * @param clientUrlOf the client URL of every member by name, leaving ones included
+     * @param safety      every step's class, as the membership planner judges the whole change: a member
+     *                    whose data was lost re-joined ({@code repair}), or the spec's membership ({@code change})
      */
     static List<Step> steps(MembershipPlan plan, List<Step> after, Map<String, Joiner> joiners,
                             Map<String, RemovedHost> removed, PendingStops pending, Health.Access access,
-                            Map<String, String> clientUrlOf, ConvergePlanner.Timeouts timeouts) {
+                            Map<String, String> clientUrlOf, ConvergePlanner.Timeouts timeouts, SafetyClass safety) {
         List<Step> steps = new ArrayList<>();
         Set<String> leaving = new LinkedHashSet<>();
         plan.changes().forEach(c -> {
@@ -90,7 +93,7 @@ final class MembershipSteps {
             if (change instanceof Change.AddLearner add) {
                 String peerUrl = add.member().peerUrl();
                 addStepOf.put(add.member().name(), "cluster/" + n + "-add-" + add.member().name());
-                step = Step.cluster("membership", n + "-add-" + add.member().name()).kind(ChangeKind.CREATE)
+                step = Step.cluster("membership", n + "-add-" + add.member().name()).safety(safety).kind(ChangeKind.CREATE)
                         .summary("add " + add.member().name() + " as a learner").reason(peerUrl)
                         .after(previous).does(ctx -> {
                             try (MembershipChanges etcd = connect(access, clientUrlOf)) {
@@ -117,7 +120,7 @@ final class MembershipSteps {
                     // rebuilt host at the same address) is removed by a change before this one.
                     OldData old = joiner.moveAside().get();
                     String peerUrl = start.member().peerUrl();
-                    Step aside = Step.on(host, "data", "move-aside").kind(ChangeKind.UPDATE)
+                    Step aside = Step.on(host, "data", "move-aside").safety(safety).kind(ChangeKind.UPDATE)
                             .summary("stop etcd, move old data in " + old.dataDir() + " aside")
                             .reason(old.why() + "; " + name + " joins afresh")
                             .observed(Long.toString(old.bytes()))
@@ -126,33 +129,33 @@ final class MembershipSteps {
                     steps.add(aside);
                     waitFor = new ArrayList<>(List.of(aside));
                 }
-                step = Step.on(host, "service", "join").kind(ChangeKind.ACTION)
+                step = Step.on(host, "service", "join").safety(safety).kind(ChangeKind.ACTION)
                         .summary("start etcd, joining the running cluster").reason("initial-cluster-state existing")
                         .after(waitFor).does(ctx -> ServiceSteps.startAndWait(ctx, timeouts.restart()));
             } else if (change instanceof Change.Promote promote) {
                 String name = promote.member().name();
                 String peerUrl = promote.member().peerUrl();
-                step = Step.cluster("membership", n + "-promote-" + name).kind(ChangeKind.UPDATE)
+                step = Step.cluster("membership", n + "-promote-" + name).safety(safety).kind(ChangeKind.UPDATE)
                         .summary("promote " + name + " to a voting member").reason("once its log has caught up with the leader's")
                         .after(previous).does(ctx -> promote(ctx, access, clientUrlOf, name, peerUrl,
                                 Optional.ofNullable(addStepOf.get(name)).flatMap(add -> ctx.outputOf(add, MEMBER_ID)), timeouts.ready()));
             } else if (change instanceof Change.HandOffLeadership handOff) {
                 String from = handOff.from().name();
-                step = Step.cluster("membership", n + "-hand-off-" + from).kind(ChangeKind.ACTION)
+                step = Step.cluster("membership", n + "-hand-off-" + from).safety(safety).kind(ChangeKind.ACTION)
                         .summary("hand leadership from " + from + " to another voter").reason(from + " is leaving")
                         .after(previous).does(ctx -> handOff(ctx, access, clientUrlOf, from, leaving));
             } else if (change instanceof Change.Remove remove) {
                 String name = remove.member().name().isEmpty() ? remove.member().id() : remove.member().name();
                 String id = remove.member().id();
                 RemovedHost where = removed.getOrDefault(name, new RemovedHost.NotInInventory(""));
-                step = Step.cluster("membership", n + "-remove-" + name).kind(ChangeKind.DELETE)
+                step = Step.cluster("membership", n + "-remove-" + name).safety(safety).kind(ChangeKind.DELETE)
                         .summary("remove member " + name).reason(remove.why())
                         .after(previous).does(ctx -> remove(ctx, access, clientUrlOf, name, id, where, pending, removedNow, timeouts));
                 if (where instanceof RemovedHost.LeftSpec left) {
                     // Beside the changes that follow, not before them: they need nothing from this host.
                     steps.add(step);
                     previous = List.of(step);
-                    step = stopRemoved(name, left, List.of(step), pending, timeouts.restart());
+                    step = stopRemoved(name, left, List.of(step), pending, timeouts.restart(), safety);
                     steps.add(step);
                     continue;
                 }
@@ -169,15 +172,17 @@ final class MembershipSteps {
      * The removed member's etcd has exited by itself (or is about to); its unit would start it
      * again, on failure and at boot, against data that etcd refuses. Stopped and disabled, data kept.
      */
-    static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<Step> after, PendingStops pending, Duration within) {
+    static Step stopRemoved(String name, RemovedHost.LeftSpec left, List<Step> after, PendingStops pending, Duration within,
+                            SafetyClass safety) {
         return stopRemoved(left, name + " was removed from the cluster and " + left.host() + " is no member of the spec", after,
-                pending, within);
+                pending, within, safety);
     }
 
     /** As above, for {@code reason}: why the member on this host is no member of the cluster any more. */
-    static Step stopRemoved(RemovedHost.LeftSpec left, String reason, List<Step> after, PendingStops pending, Duration within) {
+    static Step stopRemoved(RemovedHost.LeftSpec left, String reason, List<Step> after, PendingStops pending, Duration within,
+                            SafetyClass safety) {
         String host = left.host();
-        return Step.on(host, "service", "stop-removed").kind(ChangeKind.ACTION)
+        return Step.on(host, "service", "stop-removed").safety(safety).kind(ChangeKind.ACTION)
                 .summary("stop and disable etcd (its data in " + left.dataDir() + " stays)")
                 .reason(reason)
                 .after(after)

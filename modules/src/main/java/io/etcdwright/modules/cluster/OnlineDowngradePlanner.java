@@ -5,6 +5,7 @@ import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Progress;
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.spec.ClusterSpec;
@@ -166,7 +167,7 @@ public final class OnlineDowngradePlanner {
             gate = List.of(add(storageMoved(older, gate)));
         }
         List<Step> last = restartMembers(installs, gate, Optional.of(older));
-        steps.add(Step.cluster("version", "downgrade-ended").kind(ChangeKind.ACTION)
+        steps.add(Step.cluster("version", "downgrade-ended").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("wait for etcd to end the downgrade to " + minor())
                 .reason("its leader ends it once every member runs " + minor())
                 .after(last)
@@ -175,7 +176,8 @@ public final class OnlineDowngradePlanner {
                 .readyWhen(new ClusterConditions.ClusterVersionIs(context.access(), context.clientUrls(), minor(),
                         in.timeouts().ready()))
                 .does(ctx -> Outcome.OK));
-        return new Plan(spec.name(), steps, List.of(), warnings, List.of());
+        // A minor downgrade (going on, or cancelled): never unattended, its host files included.
+        return new Plan(spec.name(), steps, List.of(), warnings, List.of()).atLeast(SafetyClass.NEVER);
     }
 
     /** etcd.version set back to the newer minor while a downgrade to {@code to} is under way. */
@@ -194,7 +196,7 @@ public final class OnlineDowngradePlanner {
         Map<String, List<Step>> installs = install(checked);
         Health.Access access = context.access();
         List<String> clientUrls = context.clientUrls();
-        Step cancel = add(Step.cluster("version", "downgrade-cancel").kind(ChangeKind.ACTION)
+        Step cancel = add(Step.cluster("version", "downgrade-cancel").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("cancel the downgrade to " + DowngradeConditions.minor(to) + " (etcd's downgrade cancel)")
                 .reason("etcd.version is " + target + " again")
                 .after(checked)
@@ -203,13 +205,14 @@ public final class OnlineDowngradePlanner {
                         in.timeouts().ready()))
                 .does(ctx -> cancelDowngrade(ctx, access, clientUrls)));
         List<Step> last = restartMembers(installs, List.of(cancel), Optional.empty());
-        steps.add(Step.cluster("version", "cluster-version").kind(ChangeKind.ACTION)
+        steps.add(Step.cluster("version", "cluster-version").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("wait for cluster version " + minor()).reason("the downgrade to " + DowngradeConditions.minor(to)
                         + " cancelled")
                 .after(last)
                 .readyWhen(new ClusterConditions.ClusterVersionIs(access, clientUrls, minor(), in.timeouts().ready()))
                 .does(ctx -> Outcome.OK));
-        return new Plan(spec.name(), steps, List.of(), warnings, List.of());
+        // A minor downgrade (going on, or cancelled): never unattended, its host files included.
+        return new Plan(spec.name(), steps, List.of(), warnings, List.of()).atLeast(SafetyClass.NEVER);
     }
 
     /**
@@ -292,7 +295,7 @@ public final class OnlineDowngradePlanner {
         Set<String> allowed = new LinkedHashSet<>();
         versions.values().forEach(v -> allowed.add(v.toString()));
         allowed.add(target.toString());
-        return Optional.of(add(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
+        return Optional.of(add(Step.cluster("version", "version-preflight").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("check the members before the " + what)
                 .reason("members on " + String.join(" and ", new LinkedHashSet<>(versions.values().stream()
                         .map(Version::toString).toList())) + " when planned; checked again when applied")
@@ -311,7 +314,7 @@ public final class OnlineDowngradePlanner {
         Path dir = in.snapshotDir().get();
         Health.Access access = context.access();
         List<String> clientUrls = context.clientUrls();
-        return Optional.of(add(Step.cluster("backup", "snapshot").kind(ChangeKind.ACTION)
+        return Optional.of(add(Step.cluster("backup", "snapshot").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("snapshot the cluster to " + dir).reason("before minor downgrade; verified against its sha256")
                 .after(after)
                 .does(ctx -> {
@@ -329,7 +332,7 @@ public final class OnlineDowngradePlanner {
     private Step enable(Version older, List<Step> after) {
         Health.Access access = context.access();
         List<String> clientUrls = context.clientUrls();
-        return Step.cluster("version", "downgrade-enable").kind(ChangeKind.ACTION)
+        return Step.cluster("version", "downgrade-enable").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("enable the downgrade to " + minor() + " (etcd's downgrade validate, then enable)")
                 .reason("the members run " + newest() + "; etcd lowers the cluster version, then each member its storage")
                 .after(after)
@@ -339,7 +342,7 @@ public final class OnlineDowngradePlanner {
 
     /** The downgrade was enabled by an earlier apply: its storage move awaited again before any swap. */
     private Step storageMoved(Version older, List<Step> after) {
-        return Step.cluster("version", "downgrade-storage").kind(ChangeKind.ACTION)
+        return Step.cluster("version", "downgrade-storage").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("wait for every member's storage at " + minor())
                 .reason("the downgrade to " + minor() + " is under way")
                 .after(after)
@@ -489,7 +492,7 @@ public final class OnlineDowngradePlanner {
                 before = concat(before, files.done());
             }
             if (!f.service().running()) {
-                starts.add(add(Step.on(host, "service", "start").kind(ChangeKind.ACTION).summary("start etcd")
+                starts.add(add(Step.on(host, "service", "start").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION).summary("start etcd")
                         .reason((f.service().activeState().equals("failed") ? "failed" : "not running")
                                 + (startAsIs.contains(m) ? "; on the files it has, swapped once its storage moved" : ""))
                         .observed(f.service().activeState())
@@ -499,7 +502,7 @@ public final class OnlineDowngradePlanner {
         }
         List<Step> previous = gate;
         if (!starts.isEmpty()) {
-            Step.Builder healthy = Step.cluster("membership", "healthy").kind(ChangeKind.ACTION)
+            Step.Builder healthy = Step.cluster("membership", "healthy").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                     .summary("wait for all " + in.desired().members().size() + " members healthy")
                     .reason(starts.size() + " member" + (starts.size() == 1 ? "" : "s") + " started")
                     .after(starts)
@@ -531,7 +534,7 @@ public final class OnlineDowngradePlanner {
         List<String> others = in.desired().members().stream().filter(o -> o != m)
                 .map(o -> Endpoints.clientUrl(o, in.layout())).toList();
         boolean swap = !runs.equals(Optional.of(target));
-        Step.Builder step = Step.on(host, "service", older.isPresent() && swap ? "downgrade" : "restart")
+        Step.Builder step = Step.on(host, "service", older.isPresent() && swap ? "downgrade" : "restart").safety(SafetyClass.NEVER)
                 .kind(ChangeKind.ACTION)
                 .summary(swap ? (older.isPresent() ? "swap etcd to " : "restart etcd on ") + target : "restart etcd")
                 .reason(swap ? runs.map(v -> "runs " + v).orElse("was stopped") : String.join(", ", files.restartCauses()))

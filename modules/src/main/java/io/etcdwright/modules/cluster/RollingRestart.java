@@ -34,17 +34,21 @@ final class RollingRestart {
      * @param causes   why each must restart, by host
      * @param prepared each host's preparation steps a restart waits for
      * @param first    what the first restart waits for
+     * @param safety   each member's restart's class: that of the changes it picks up (a restart for a
+     *                 config file edited on the host is as routine as writing it back)
      */
     static List<Step> steps(List<Member> ordered, java.util.Map<String, List<String>> causes,
-                            java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c) {
-        return steps("restart", ordered, causes, prepared, first, c);
+                            java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c,
+                            java.util.function.Function<Member, io.etcdwright.engine.plan.SafetyClass> safety) {
+        return steps("restart", ordered, causes, prepared, first, c, safety);
     }
 
     /** As above, each step's id {@code host/idSuffix}: a plan that rolls twice (a CA rotation) names each roll. */
     static List<Step> steps(String idSuffix, List<Member> ordered, java.util.Map<String, List<String>> causes,
-                            java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c) {
+                            java.util.Map<String, List<Step>> prepared, List<Step> first, ConvergePlanner.Context c,
+                            java.util.function.Function<Member, io.etcdwright.engine.plan.SafetyClass> safety) {
         return steps(idSuffix, "restart etcd", ordered, causes, (m, previous) -> prepared.getOrDefault(m.host().name(), List.of()),
-                first, c, restart -> { });
+                first, c, restart -> { }, safety);
     }
 
     /**
@@ -56,7 +60,8 @@ final class RollingRestart {
      */
     static List<Step> steps(String idSuffix, String summary, List<Member> ordered, java.util.Map<String, List<String>> causes,
                             java.util.function.BiFunction<Member, List<Step>, List<Step>> prepare, List<Step> first,
-                            ConvergePlanner.Context c, java.util.function.Consumer<Step> planned) {
+                            ConvergePlanner.Context c, java.util.function.Consumer<Step> planned,
+                            java.util.function.Function<Member, io.etcdwright.engine.plan.SafetyClass> safety) {
         List<Step> steps = new ArrayList<>();
         List<Step> previous = first;
         List<String> restartedBefore = new ArrayList<>();
@@ -64,7 +69,8 @@ final class RollingRestart {
             String host = m.host().name();
             List<String> others = c.members().stream().filter(o -> o != m).map(o -> Endpoints.clientUrl(o, c.layout())).toList();
             List<String> before = List.copyOf(restartedBefore);
-            Step.Builder builder = Step.on(host, "service", idSuffix).kind(ChangeKind.ACTION).summary(summary)
+            // One member at a time, only while every other is healthy: quorum-safe, so as careful as what it picks up.
+            Step.Builder builder = Step.on(host, "service", idSuffix).kind(ChangeKind.ACTION).safety(safety.apply(m)).summary(summary)
                     .reason(String.join(", ", causes.get(host)))
                     .after(previous)
                     .requires(new ClusterConditions.OthersHealthy(c.access(), m.name(), others, c.members().size()))

@@ -126,7 +126,7 @@ public final class SnapshotBeforeMinor {
         List<String> before = restartedBefore.stream().map(Member::name).toList();
         String stepId = m.host().name() + "/raft-snapshot-" + HostPreparation.MINOR_TAG;
         Step.Builder step = Step.on(m.host().name(), "service", "raft-snapshot").tagged(HostPreparation.MINOR_TAG)
-                .kind(ChangeKind.ACTION)
+                .kind(ChangeKind.ACTION).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE) // part of a minor upgrade
                 .summary(summary)
                 .reason("etcd " + up.to().minorLine() + " replays the log from the newest raft snapshot and cannot read the v2"
                         + " requests etcd 3.5 wrote there"

@@ -4,6 +4,7 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.engine.spec.Member;
@@ -117,7 +118,8 @@ public final class TransportMigrationPlanner {
             warnings.add("clients still on http:// stop being served in the last round: move them to https:// with the"
                     + " cluster's CA and a client certificate first ('etcdwright kube-apiserver-flags', 'etcdwright client-env')");
         }
-        return new Plan(name, steps, List.of(), warnings);
+        // The spec asks for another transport: a change, its host files included.
+        return new Plan(name, steps, List.of(), warnings).atLeast(SafetyClass.CHANGE);
     }
 
     /** Every reason the move cannot start now, at once. */
@@ -273,7 +275,7 @@ public final class TransportMigrationPlanner {
             List<String> others = in.desired().members().stream().filter(o -> o != m)
                     .map(o -> Endpoints.clientUrl(o, reach)).toList();
             List<String> before = List.copyOf(restartedBefore);
-            Step step = Step.on(host, "transport", "transport-round-" + round.number()).kind(ChangeKind.ACTION)
+            Step step = Step.on(host, "transport", "transport-round-" + round.number()).safety(SafetyClass.CHANGE).kind(ChangeKind.ACTION)
                     .summary("round " + round.number() + "/" + rounds.size() + " (" + round.name() + "): "
                             + (updatesPeerUrl ? "member update peer URL to https, " : "") + "restart etcd serving "
                             + round.stage().describe())

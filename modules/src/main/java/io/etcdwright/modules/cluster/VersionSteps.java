@@ -118,7 +118,8 @@ final class VersionSteps {
         String what = describe(change);
         boolean refuseAuth = minorStep(change).map(up -> checksBefore(up).contains(VersionCatalogue.UpgradeCheck.AUTH_DISABLED))
                 .orElse(false);
-        return Optional.of(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
+        // Every version change converge plans is one the spec asked for (a downgrade is another planner's, never).
+        return Optional.of(Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("check the members before the " + what)
                 .reason("members on " + String.join(" and ", from) + " when planned; checked again when applied")
                 .requires(new VersionPreflight(c.access(), running, allowed, refuseAuth, what))
@@ -186,7 +187,7 @@ final class VersionSteps {
                 .map(Object::toString);
         String what = "minor upgrade to " + up.to();
         UpgradeChecks condition = new UpgradeChecks(c.access(), subjects, checks, c.layout().dataDir(), walDir, what);
-        return Optional.of(Step.cluster("version", "upgrade-checks").kind(ChangeKind.ACTION)
+        return Optional.of(Step.cluster("version", "upgrade-checks").kind(ChangeKind.ACTION).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("etcd's checks before the " + what + ": " + condition.description())
                 .reason("etcd's upgrade guide for " + up.to().major() + "." + up.to().minor() + ", with the etcdutl of "
                         + String.join(" and ", new LinkedHashSet<>(subjects.stream().flatMap(s -> s.olderMinorVersion().stream())

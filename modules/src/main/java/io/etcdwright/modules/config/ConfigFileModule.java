@@ -46,6 +46,7 @@ public final class ConfigFileModule implements MemberModule {
         byte[] content = (contentRight ? have.content().orElse(want) : want).getBytes(StandardCharsets.UTF_8);
         Step.Builder step = Step.on(member.host(), "config", "config-file")
                 .kind(have.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                .safety(io.etcdwright.modules.FileSafety.ofRewrite(member, have, contentRight))
                 .summary("write " + EtcdLayout.CONFIG_FILE)
                 .reason(!have.exists() ? "missing" : contentRight ? "mode/owner differ" : "content differs")
                 .observed(have.sha256() + " " + have.mode() + " " + have.owner() + ":" + have.group())

@@ -21,7 +21,10 @@ public final class HostSetupModule implements MemberModule {
             return Optional.empty();
         }
         String host = member.host();
+        // A member's user or directories changed on its host (it holds data): put back. A host without
+        // member data is becoming a member (a create, a join): its planner raises the class further.
         Step.Builder step = Step.on(host, "config", "host-setup").kind(have.userExists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                .safety(member.facts().member().hasMemberData() ? io.etcdwright.engine.plan.SafetyClass.ROUTINE : io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("etcd user and directories").reason(String.join("; ", differences)).observed(have.toString());
         return Optional.of(new Change(step, ctx -> {
             String said = ctx.session().run(HostSetup.command(layout)).orThrow(host).stdout().strip();

@@ -31,11 +31,17 @@ public final class InstallSteps {
         }
         Step.Builder step = Step.on(host, "install", "install").observed(facts.toString());
         if (facts.hasInstalled(version)) {
+            // The links put back for the release the host's etcd is already: nothing else changes (routine).
+            // Another release active: the spec names another version than the host runs (a change).
+            boolean sameRelease = facts.etcdVersion().filter(version::equals).isPresent();
             return Optional.of(step.kind(ChangeKind.UPDATE).summary("activate etcd " + version)
+                    .safety(sameRelease ? io.etcdwright.engine.plan.SafetyClass.ROUTINE : io.etcdwright.engine.plan.SafetyClass.CHANGE)
                     .reason(facts.etcdVersion().filter(v -> !v.equals(version)).map(v -> v + " is active")
                             .orElse("links missing or not pointing at it")));
         }
+        // A release the host does not hold: a version the spec asks for, or a host becoming a member.
         return Optional.of(step.kind(facts.etcdVersion().isPresent() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                .safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("install etcd " + version)
                 .reason(facts.etcdVersion().map(v -> v + " installed").orElse("not installed")));
     }

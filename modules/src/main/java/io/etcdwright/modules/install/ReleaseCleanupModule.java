@@ -44,7 +44,10 @@ public final class ReleaseCleanupModule implements MemberModule {
         }
         List<String> kept = new ArrayList<>(have.installedVersions());
         kept.removeAll(removable);
+        // Only once the version is settled everywhere, and never the active release or the newest other of
+        // a minor: the host's releases put back to what etcdwright keeps, without touching membership or data.
         Step.Builder step = Step.on(member.host(), "install", "release-cleanup").kind(ChangeKind.DELETE)
+                .safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE)
                 .summary("remove older etcd " + String.join(", ", removable) + " from " + EtcdLayout.INSTALL_ROOT)
                 .reason("the cluster runs " + active + "; kept: " + String.join(", ", kept)
                         + " (the active release and the newest other of each minor)")

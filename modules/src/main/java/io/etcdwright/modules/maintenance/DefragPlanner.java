@@ -122,7 +122,9 @@ public final class DefragPlanner {
         for (Member m : order) {
             MemberFacts.LocalStatus st = in.facts().get(m.host().name()).member().status().orElseThrow();
             String url = in.clientUrls().get(in.members().indexOf(m));
-            Step.Builder b = Step.on(m.host().name(), "maintenance", "defrag").kind(ChangeKind.ACTION)
+            // Followers first, the leader last, each health-checked: by etcdwright's own rules, nothing of
+            // membership or data changes (defragmentation keeps every key): routine.
+            Step.Builder b = Step.on(m.host().name(), "maintenance", "defrag").kind(ChangeKind.ACTION).safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE)
                     .summary("defragment member " + m.name() + (st.isLeader() ? " (the leader, last)" : ""))
                     .reason(FactsView.bytes(st.dbSizeBytes() - st.dbSizeInUseBytes()) + " of its "
                             + FactsView.bytes(st.dbSizeBytes()) + " database are free pages")
@@ -137,7 +139,8 @@ public final class DefragPlanner {
         List<MemberFacts.Alarm> nospace = MaintenanceChecks.realAlarms(in.clusterStatus()).stream()
                 .filter(a -> a.type().equals("NOSPACE")).toList();
         if (!nospace.isEmpty()) {
-            Step.Builder b = Step.cluster("maintenance", "disarm-nospace").kind(ChangeKind.ACTION)
+            // Only once every database is below the threshold again: the alarm's cause is gone (routine).
+            Step.Builder b = Step.cluster("maintenance", "disarm-nospace").kind(ChangeKind.ACTION).safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE)
                     .summary("disarm etcd's NOSPACE alarm once every database is below " + DISARM_BELOW_PERCENT + "% of the quota ("
                             + FactsView.bytes(in.quotaBytes()) + ")")
                     .reason("raised on " + nospace.stream().map(a -> MaintenanceChecks.memberName(in.clusterStatus(), a.memberId())).toList()

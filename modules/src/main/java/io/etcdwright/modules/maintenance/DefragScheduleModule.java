@@ -166,6 +166,7 @@ public final class DefragScheduleModule implements MemberModule {
         Maintenance.Defrag defrag = this.defrag.get();
         Step.Builder step = Step.on(member.host(), "maintenance", "defrag-schedule")
                 .kind(d.fresh() ? ChangeKind.CREATE : ChangeKind.UPDATE)
+                .safety(d.safety()) // a disabled timer enabled again is routine; new or other files, a change
                 .summary("scheduled defragmentation of member " + member.member().name() + " ("
                         + calendar(defrag.schedule().get(), position(member.member())) + ", when at least "
                         + defrag.minFragmentationPercent() + "% free and " + defrag.minDbSizeMiB() + " MiB; " + TIMER + ")")
@@ -183,6 +184,7 @@ public final class DefragScheduleModule implements MemberModule {
             return Optional.empty();
         }
         Step.Builder step = Step.on(member.host(), "maintenance", "defrag-schedule").kind(ChangeKind.DELETE)
+                .safety(io.etcdwright.engine.plan.SafetyClass.CHANGE) // the spec dropped the schedule
                 .summary("remove scheduled defragmentation (" + TIMER + ", its script, configuration and run records)")
                 .reason("the spec has no maintenance.defrag.schedule")
                 .observed(JOB.observed(member.facts()::file, timer));

@@ -122,6 +122,7 @@ public final class CertificateMetricsModule implements MemberModule {
         if (!d.none()) {
             Step.Builder step = Step.on(member.host(), "monitoring", "certificate-metrics")
                     .kind(d.fresh() ? ChangeKind.CREATE : ChangeKind.UPDATE)
+                    .safety(d.safety())
                     .summary("certificate expiry metrics in " + dir + "/" + TEXTFILE + ", daily and now (" + TIMER + ")")
                     .reason(d.fresh() ? "not installed" : String.join(", ", d.why()))
                     .observed(JOB.observed(member.facts()::file, facts.timer()))
@@ -138,7 +139,9 @@ public final class CertificateMetricsModule implements MemberModule {
         if (stale.isEmpty()) {
             return Optional.empty();
         }
+        // Metrics older than the certificates they describe: written again, as the job does daily.
         Step.Builder step = Step.on(member.host(), "monitoring", "certificate-metrics").kind(ChangeKind.UPDATE)
+                .safety(io.etcdwright.engine.plan.SafetyClass.ROUTINE)
                 .summary("write the certificate expiry metrics " + dir + "/" + TEXTFILE)
                 .reason(stale.get())
                 .observed(facts.freshness().observed());
@@ -151,6 +154,7 @@ public final class CertificateMetricsModule implements MemberModule {
             return Optional.empty();
         }
         Step.Builder step = Step.on(member.host(), "monitoring", "certificate-metrics").kind(ChangeKind.DELETE)
+                .safety(io.etcdwright.engine.plan.SafetyClass.CHANGE) // the spec dropped its monitoring section
                 .summary("remove the certificate expiry metrics (" + TIMER + ", its script, configuration and " + TEXTFILE + ")")
                 .reason("the spec has no monitoring")
                 .observed(JOB.observed(member.facts()::file, timer));
@@ -184,7 +188,9 @@ public final class CertificateMetricsModule implements MemberModule {
             }
             List<Step> before = new ArrayList<>(pki);
             steps.stream().filter(s -> s.host().equals(Optional.of(host)) && s.module().equals("monitoring")).forEach(before::add);
+            // As careful as the certificate steps it follows: it belongs to them.
             added.add(Step.on(host, "monitoring", "certificate-metrics-after-pki").kind(ChangeKind.ACTION)
+                    .safety(io.etcdwright.engine.plan.SafetyClass.strictest(before.stream().map(Step::safety).toList(), io.etcdwright.engine.plan.SafetyClass.ROUTINE))
                     .summary("write the certificate expiry metrics " + dir + "/" + TEXTFILE + " again")
                     .reason("certificates change here in this plan")
                     .observed("")

@@ -39,7 +39,9 @@ public final class ClientKeyRemovalModule implements MemberModule {
         argv.addAll(surplus);
         RemoteCommand remove = new RemoteCommand.Exec(argv);
         String host = member.host();
-        Step.Builder step = Step.on(host, "pki", "client-keys").kind(ChangeKind.DELETE)
+        // Keys someone may be using removed because the spec's clients no longer names the host (or this
+        // etcdwright hands them out more narrowly than the last): a change, never unattended.
+        Step.Builder step = Step.on(host, "pki", "client-keys").kind(ChangeKind.DELETE).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("remove " + String.join(", ", surplus))
                 .reason("clients does not name " + host + " for " + roles(surplus)
                         + ": client keys stay on the workstation unless the spec names the host; no restart")

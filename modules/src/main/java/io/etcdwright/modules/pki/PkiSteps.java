@@ -3,6 +3,7 @@ package io.etcdwright.modules.pki;
 import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.ssh.HostSession;
 import io.etcdwright.engine.ssh.RemoteCommand;
@@ -53,7 +54,8 @@ public final class PkiSteps {
         if (pki.bringsOwnCa()) {
             return Optional.empty(); // validation already refused a missing bring-your-own CA
         }
-        return Optional.of(Step.cluster("pki", "ca").kind(ChangeKind.CREATE)
+        // No CA yet: a new cluster (or a workstation without its PKI), never something to make unattended.
+        return Optional.of(Step.cluster("pki", "ca").kind(ChangeKind.CREATE).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("create CA in " + pki.settings().dir()).reason("no CA yet")
                 .does(ctx -> {
                     pki.ensureCa();
@@ -64,15 +66,19 @@ public final class PkiSteps {
     /** A step issuing client certificates (admin, kube-apiserver) that are missing or due. */
     public static Optional<Step> clientStep(ClusterPki pki, List<Step> after) {
         List<String> reasons = new ArrayList<>();
+        boolean renewals = true;
         for (String role : List.of(HostCertificates.ADMIN, HostCertificates.APISERVER)) {
             if (pki.verdict(pki.clientPair(role), pki.clientRequest(role)) instanceof CertificateVerdict.Reissue r) {
                 reasons.add(role + ": " + r.reason());
+                renewals &= r.renewal();
             }
         }
         if (reasons.isEmpty()) {
             return Optional.empty();
         }
+        // Renewals alone are routine; a certificate missing or no longer as the spec wants it is a change.
         return Optional.of(Step.cluster("pki", "clients").kind(ChangeKind.UPDATE)
+                .safety(renewals ? io.etcdwright.engine.plan.SafetyClass.ROUTINE : io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("issue client certificates").reason(String.join("; ", reasons)).after(after)
                 .does(ctx -> {
                     boolean any = false;
@@ -98,14 +104,18 @@ public final class PkiSteps {
                                                     Set<String> clientRoles, Map<String, FileState> hostFiles,
                                                     Optional<String> note) {
         List<String> reasons = new ArrayList<>();
+        // The class, from what is found (see safetyOf): the strictest of each reason's.
+        SafetyClass safety = SafetyClass.ROUTINE;
         for (String role : HostCertificates.MEMBER_KEYED) {
             if (pki.verdict(pki.memberPair(member, role), pki.memberRequest(member, role)) instanceof CertificateVerdict.Reissue r) {
                 reasons.add(role + ": " + r.reason());
+                safety = safety.stricter(r.renewal() ? SafetyClass.ROUTINE : SafetyClass.CHANGE);
             }
         }
         for (String role : clientRoles) {
             if (pki.verdict(pki.clientPair(role), pki.clientRequest(role)) instanceof CertificateVerdict.Reissue r) {
                 reasons.add(role + ": " + r.reason());
+                safety = safety.stricter(r.renewal() ? SafetyClass.ROUTINE : SafetyClass.CHANGE);
             }
         }
         boolean localsCurrent = reasons.isEmpty();
@@ -116,6 +126,7 @@ public final class PkiSteps {
                 String name = p.remotePath().substring(EtcdLayout.PKI_DIR.length() + 1);
                 if (!have.exists()) {
                     reasons.add(name + " missing on host");
+                    safety = safety.stricter(missingOnHost(p.remotePath(), hostFiles));
                 } else if (!Files.exists(p.local()) || !have.sha256().equals(ClusterPki.sha256(p.local()))) {
                     reasons.add(name + " differs from the issued copy");
                 } else if (!have.hasAttributes(p.mode(), p.owner(), p.group())) {
@@ -129,9 +140,27 @@ public final class PkiSteps {
         boolean anyOnHost = HostCertificates.allCertPaths().stream().anyMatch(p -> hostFiles.containsKey(p) && hostFiles.get(p).exists());
         return Optional.of(Step.on(host, "pki", "certificates")
                 .kind(anyOnHost ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                .safety(safety)
                 .summary("certificates for " + member.name())
                 .reason(String.join("; ", reasons) + note.map(n -> "; " + n).orElse(""))
                 .observed(digestOf(hostFiles)));
+    }
+
+    /**
+     * The class of a certificate file missing on a member's host (a copy that differs from the issued
+     * one, or whose mode or owner does, is a file changed on the host: {@code routine}). One etcd
+     * itself reads (the CA, its server and peer pair) on a host that holds etcd's other ones was
+     * removed there: {@code routine}. Any other (the healthcheck client, a shared client the spec's
+     * clients names the host for, every file on a host becoming a member) may be a spec edit or
+     * this etcdwright handing out a file the last one did not: the facts cannot tell, {@code change}.
+     */
+    private static SafetyClass missingOnHost(String path, Map<String, FileState> hostFiles) {
+        List<String> etcds = List.of(HostCertificates.certPath(HostCertificates.CA), HostCertificates.certPath(HostCertificates.SERVER),
+                HostCertificates.keyPath(HostCertificates.SERVER), HostCertificates.certPath(HostCertificates.PEER),
+                HostCertificates.keyPath(HostCertificates.PEER));
+        boolean othersThere = etcds.stream().filter(p -> !p.equals(path))
+                .anyMatch(p -> hostFiles.containsKey(p) && hostFiles.get(p).exists());
+        return etcds.contains(path) && othersThere ? SafetyClass.ROUTINE : SafetyClass.CHANGE;
     }
 
     /**

@@ -52,12 +52,15 @@ public record RenewalPolicy(Duration renewBefore) {
         CertificateInfo certificate = existing.get();
         List<String> reasons = new ArrayList<>();
         issuer(certificate, ca, reasons);
-        lifetime(certificate, now, reasons);
+        List<String> time = new ArrayList<>();
+        lifetime(certificate, now, time);
+        reasons.addAll(time);
         subject(certificate, desired, reasons);
         subjectAltNames(certificate, desired, reasons);
         usages(certificate, desired, reasons);
         key(certificate, desired, reasons);
-        return reasons.isEmpty() ? CertificateVerdict.CURRENT : new CertificateVerdict.Reissue(String.join("; ", reasons));
+        return reasons.isEmpty() ? CertificateVerdict.CURRENT
+                : new CertificateVerdict.Reissue(String.join("; ", reasons), time.size() == reasons.size());
     }
 
     /**

@@ -57,12 +57,16 @@ public final class TrustOnlyCertificates {
                                                     Map<String, FileState> hostFiles, Map<String, Pki.HostFiles> fromHosts,
                                                     Optional<String> note) {
         List<String> reasons = new ArrayList<>();
+        // Modes and owners put back: routine. A pair copied in from where the spec's fromHosts names it, or a
+        // client file that differs or is missing: the spec, or a hand edit; the facts cannot tell: change.
+        boolean onlyAttributes = true;
         for (String role : HostCertificates.MEMBER_KEYED) {
             FileState cert = file(hostFiles, HostCertificates.certPath(role));
             FileState key = file(hostFiles, HostCertificates.keyPath(role));
             Pki.HostFiles from = fromHosts.get(role);
             if ((!cert.exists() || !key.exists()) && from != null) {
                 reasons.add(role + ": copy " + from.cert() + " and its key on the host (trust-only: checked there, then copied)");
+                onlyAttributes = false;
             } else if (cert.exists() && key.exists() && (!cert.hasAttributes("0644", "root", EtcdLayout.USER)
                     || !key.hasAttributes("0600", EtcdLayout.USER, EtcdLayout.USER))) {
                 reasons.add(role + ": mode/owner " + cert.mode() + " " + cert.owner() + ":" + cert.group() + ", key " + key.mode()
@@ -76,12 +80,14 @@ public final class TrustOnlyCertificates {
                     && have.hasAttributes(p.mode(), p.owner(), p.group()))) {
                 reasons.add(p.remotePath().substring(EtcdLayout.PKI_DIR.length() + 1) + (have.exists() ? " differs" : " missing")
                         + " on host");
+                onlyAttributes = false;
             }
         }
         if (reasons.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(Step.on(host, "pki", "certificates").kind(ChangeKind.UPDATE)
+                .safety(onlyAttributes ? io.etcdwright.engine.plan.SafetyClass.ROUTINE : io.etcdwright.engine.plan.SafetyClass.CHANGE)
                 .summary("certificates (trust-only: kept, none issued)")
                 .reason(String.join("; ", reasons) + note.map(n -> "; " + n).orElse("")));
     }

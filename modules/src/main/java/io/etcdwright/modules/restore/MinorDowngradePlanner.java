@@ -5,6 +5,7 @@ import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Refusal;
 import io.etcdwright.engine.plan.Progress;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.Member;
 import io.etcdwright.engine.spec.Version;
@@ -177,7 +178,7 @@ public final class MinorDowngradePlanner {
             @Override
             public Optional<Step> snapshot(List<Step> hostsReady) {
                 Path dir = in.snapshotDir().orElseThrow();
-                return Optional.of(Step.cluster("restore", "downgrade-snapshot").kind(ChangeKind.ACTION)
+                return Optional.of(Step.cluster("restore", "downgrade-snapshot").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                         .summary("refuse writes (etcd's NOSPACE alarm), then snapshot the cluster to " + dir)
                         .reason("the data every member is restored from: taken when the apply runs, from the member that"
                                 + " applied the fence; verified against its sha256 and opened on this workstation")
@@ -221,7 +222,7 @@ public final class MinorDowngradePlanner {
             return Optional.empty();
         }
         Set<String> from = new LinkedHashSet<>(held.values().stream().map(Version::toString).toList());
-        Step.Builder step = Step.cluster("version", "version-preflight").kind(ChangeKind.ACTION)
+        Step.Builder step = Step.cluster("version", "version-preflight").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("check the members before the minor downgrade to " + down.to())
                 .reason("from " + String.join(" and ", from) + "; checked again when applied")
                 .requires(new VersionPreflight(access, running, from, false, "minor downgrade to " + down.to()));

@@ -4,6 +4,7 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.plan.Refusal;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.Member;
@@ -221,7 +222,8 @@ public final class RestorePlanner {
         List<Step> restores = restoreAll(tool, token, everyone, stops);
         Step healthy = startAll(restores);
         prove(tool, version, staged.get(0), healthy);
-        return new Plan(name, steps, List.of(), warnings);
+        // A restore replaces the cluster's data: only ever a person's, to its last host file.
+        return new Plan(name, steps, List.of(), warnings).atLeast(SafetyClass.NEVER);
     }
 
     /**
@@ -236,7 +238,7 @@ public final class RestorePlanner {
         warnings.add("CA rotation under way (phase " + r.phase().description() + "): the restored members trust the old and"
                 + " the new CA (" + files.bundle() + ") and keep the certificates the workstation holds for them, so clients"
                 + " of either CA keep working; the next apply carries the rotation on from where the members then stand");
-        return List.of(Step.cluster("pki", "ca-rotation").kind(ChangeKind.ACTION)
+        return List.of(Step.cluster("pki", "ca-rotation").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("CA rotation: record the old CA" + (r.oldCas().size() == 1 ? "" : "s") + " and write the bundle "
                         + files.bundle())
                 .reason("the restored members trust the old and the new CA while the rotation runs")
@@ -333,7 +335,7 @@ public final class RestorePlanner {
         Optional<SnapshotSource> known = snapshot.known();
         for (Member m : members) {
             String host = m.host().name();
-            Step.Builder step = Step.on(host, "restore", "restore/stage").kind(ChangeKind.CREATE)
+            Step.Builder step = Step.on(host, "restore", "restore/stage").safety(SafetyClass.NEVER).kind(ChangeKind.CREATE)
                     .summary("copy the snapshot to " + known.map(RestoreSteps::stagedPath).orElse(RestoreSteps.STAGING_DIR)
                             + " and read it with " + tool.tool() + " " + tool.version())
                     .reason(known.map(s -> s.bytes() + " bytes, sha256 " + s.sha256().substring(0, 16))
@@ -352,7 +354,7 @@ public final class RestorePlanner {
         String marker = RestoreMarker.path(in.layout());
         for (Member m : members) {
             EtcdHostFacts f = in.facts().get(m.host().name());
-            Step step = Step.on(m.host().name(), "restore", "restore/stop").kind(ChangeKind.ACTION)
+            Step step = Step.on(m.host().name(), "restore", "restore/stop").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                     .summary("stop etcd (DOWNTIME begins)")
                     .reason(restoredBefore(m, token) ? "restored by an earlier run: kept running"
                             : f.service().running() ? "running" : f.service().activeState())
@@ -377,7 +379,7 @@ public final class RestorePlanner {
             String host = m.host().name();
             String peerUrl = new EtcdConfigFile.Peer(m.name(), m.address()).peerUrl(in.layout());
             EtcdHostFacts f = in.facts().get(host);
-            Step step = Step.on(host, "restore", "restore/data").kind(ChangeKind.UPDATE)
+            Step step = Step.on(host, "restore", "restore/data").safety(SafetyClass.NEVER).kind(ChangeKind.UPDATE)
                     .summary("restore member " + m.name() + " into " + dataDir)
                     .reason(restoredBefore(m, token) ? "restored by an earlier run: kept"
                             : f.member().hasMemberData() ? "its data moves to " + dataDir + "." + suffix : "it holds no data")
@@ -402,7 +404,7 @@ public final class RestorePlanner {
     private Step startAll(List<Step> restores) {
         List<Step> starts = new ArrayList<>();
         for (Member m : members) {
-            Step step = Step.on(m.host().name(), "restore", "restore/start").kind(ChangeKind.ACTION)
+            Step step = Step.on(m.host().name(), "restore", "restore/start").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                     .summary("start etcd on the restored data").reason("restored")
                     .after(restores)
                     .does(ctx -> ServiceSteps.start(ctx.session()));
@@ -410,13 +412,13 @@ public final class RestorePlanner {
             starts.add(step);
         }
         List<String> clientUrls = Endpoints.clientUrls(members, in.layout());
-        Step unfence = Step.cluster("restore", "restore/lift-write-fence").kind(ChangeKind.ACTION)
+        Step unfence = Step.cluster("restore", "restore/lift-write-fence").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("lift etcdwright's write fence if the snapshot carries it")
                 .reason("a minor downgrade raises it before its snapshot, and etcd keeps alarms in its database")
                 .after(starts)
                 .does(ctx -> WriteFence.lift(ctx, access, clientUrls, in.timeouts().ready()));
         steps.add(unfence);
-        Step healthy = Step.cluster("restore", "restore/healthy").kind(ChangeKind.ACTION)
+        Step healthy = Step.cluster("restore", "restore/healthy").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("wait for all " + members.size() + " restored members healthy (DOWNTIME ends)")
                 .reason("started together: they need each other for a quorum")
                 .after(unfence)
@@ -433,7 +435,7 @@ public final class RestorePlanner {
         long bump = tool.bumpsRevision() ? RestoreTool.BUMP : 0;
         String marker = RestoreMarker.path(in.layout());
         RestoreSnapshot snapshot = in.snapshot();
-        steps.add(Step.cluster("restore", "restore/prove").kind(ChangeKind.ACTION)
+        steps.add(Step.cluster("restore", "restore/prove").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("prove the restore: one cluster on etcd " + version + ", revision at least the snapshot's"
                         + (bump > 0 ? " + " + bump : "") + ", " + snapshot.known().flatMap(SnapshotSource::liveKeys)
                         .map(k -> k + " keys").orElse(snapshot.known().isPresent() ? "its keys counted" : "the snapshot's keys"))

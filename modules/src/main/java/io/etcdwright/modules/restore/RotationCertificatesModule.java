@@ -42,7 +42,8 @@ final class RotationCertificatesModule implements MemberModule {
         Set<String> clients = HostCertificates.clientRoles(desired, member.host());
         var files = member.facts().files();
         String host = member.host();
-        Step.Builder step = Step.on(host, "pki", "certificates").kind(ChangeKind.UPDATE)
+        // Only a restore plans it (never unattended); the restore raises every step to never as well.
+        Step.Builder step = Step.on(host, "pki", "certificates").kind(ChangeKind.UPDATE).safety(io.etcdwright.engine.plan.SafetyClass.NEVER)
                 .summary("certificates for " + member.member().name() + " as the CA rotation has them: "
                         + HostCertificates.certPath(HostCertificates.CA) + " from " + bundle.getFileName())
                 .reason("a CA rotation is under way: the restored member trusts the old and the new CA and keeps the"

@@ -5,6 +5,7 @@ import io.etcd.jetcd.api.AlarmRequest;
 import io.etcd.jetcd.api.AlarmType;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.plan.StepContext;
 import io.etcdwright.modules.backup.MemberRpc;
@@ -64,7 +65,7 @@ public final class WriteFence {
         if (!raisedIn(cluster)) {
             return Optional.empty();
         }
-        return Optional.of(Step.cluster("restore", "lift-write-fence").kind(ChangeKind.ACTION)
+        return Optional.of(Step.cluster("restore", "lift-write-fence").safety(SafetyClass.NEVER).kind(ChangeKind.ACTION)
                 .summary("lift etcdwright's write fence (etcd's NOSPACE alarm under member id " + Long.toHexString(MEMBER_ID) + ")")
                 .reason("an apply interrupted before its restore left it raised: the cluster refuses writes until it is lifted")
                 .observed("fence raised")

@@ -2,6 +2,8 @@ package io.etcdwright.modules.service;
 
 import io.etcdwright.engine.facts.FileState;
 import io.etcdwright.engine.plan.ChangeKind;
+import io.etcdwright.engine.plan.SafetyClass;
+import io.etcdwright.modules.FileSafety;
 import io.etcdwright.engine.plan.FileDiff;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.modules.EtcdLayout;
@@ -22,7 +24,10 @@ public final class UnitModule implements MemberModule {
         if (!differs && !notLoaded && service.enabled()) {
             return Optional.empty();
         }
+        // Not loaded or not enabled: systemd's state, which no spec edit changes; a file as FileSafety judges it.
+        SafetyClass safety = differs ? FileSafety.ofRewrite(member, have, have.hasContent(want)) : SafetyClass.ROUTINE;
         Step.Builder step = Step.on(member.host(), "service", "unit").kind(have.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
+                .safety(safety)
                 .summary("systemd unit " + EtcdLayout.UNIT)
                 .reason(!have.exists() ? "missing" : differs ? "content differs"
                         : notLoaded ? "changed on disk but not loaded by systemd" : "not enabled")

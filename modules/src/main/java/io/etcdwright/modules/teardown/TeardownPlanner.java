@@ -4,6 +4,7 @@ import io.etcdwright.modules.maintenance.DefragScheduleJob;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.plan.SafetyClass;
 import io.etcdwright.engine.plan.Step;
 import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.modules.EtcdLayout;
@@ -75,7 +76,7 @@ public final class TeardownPlanner {
             boolean backupsPresent = f.schedule().timerEnabled() || f.schedule().timerActive()
                     || ScheduleLayout.FILES.stream().anyMatch(p -> f.file(p).exists());
             if (backupsPresent) {
-                Step backups = Step.on(host, "teardown", "backup-schedule").kind(ChangeKind.DELETE)
+                Step backups = Step.on(host, "teardown", "backup-schedule").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                         .summary("remove scheduled backups (" + ScheduleLayout.TIMER + ", script, configuration, credentials)")
                         .reason("installed")
                         .observed("timer enabled=" + f.schedule().timerEnabled() + " active=" + f.schedule().timerActive())
@@ -86,7 +87,7 @@ public final class TeardownPlanner {
             // And the defragmentation timer, for the same reason.
             if (DefragScheduleJob.JOB.files().stream().anyMatch(p -> f.file(p).exists())
                     || f.defragSchedule().timerEnabled() || f.defragSchedule().timerActive()) {
-                Step defrag = Step.on(host, "teardown", "defrag-schedule").kind(ChangeKind.DELETE)
+                Step defrag = Step.on(host, "teardown", "defrag-schedule").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                         .summary("remove scheduled defragmentation (" + DefragScheduleJob.TIMER + ", script, configuration)")
                         .reason("installed")
                         .observed("timer enabled=" + f.defragSchedule().timerEnabled() + " active=" + f.defragSchedule().timerActive())
@@ -98,7 +99,7 @@ public final class TeardownPlanner {
             var certMetrics = io.etcdwright.modules.monitoring.CertificateMetricsJob.JOB;
             if (certMetrics.files().stream().anyMatch(p -> f.file(p).exists())
                     || f.certMetrics().timer().timerEnabled() || f.certMetrics().timer().timerActive()) {
-                Step metrics = Step.on(host, "teardown", "certificate-metrics").kind(ChangeKind.DELETE)
+                Step metrics = Step.on(host, "teardown", "certificate-metrics").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                         .summary("remove the certificate expiry metrics (" + certMetrics.timer() + ", script, configuration, textfile)")
                         .reason("installed")
                         .observed("timer enabled=" + f.certMetrics().timer().timerEnabled() + " active="
@@ -109,7 +110,7 @@ public final class TeardownPlanner {
             }
             boolean unitPresent = f.file(EtcdLayout.UNIT_FILE).exists() || f.service().running() || f.service().enabled();
             if (unitPresent) {
-                Step stop = Step.on(host, "teardown", "service").kind(ChangeKind.DELETE)
+                Step stop = Step.on(host, "teardown", "service").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                         .summary("stop and remove " + EtcdLayout.UNIT)
                         .reason(f.service().running() ? "running" : "installed")
                         .observed(f.service().toString())
@@ -122,7 +123,7 @@ public final class TeardownPlanner {
             }
             boolean configPresent = f.setup().dirs().containsKey(EtcdLayout.CONFIG_DIR);
             if (configPresent) {
-                steps.add(Step.on(host, "teardown", "config").kind(ChangeKind.DELETE)
+                steps.add(Step.on(host, "teardown", "config").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                         .summary("remove " + EtcdLayout.CONFIG_DIR + " (config and certificates)").reason("present")
                         .after(after).does(ctx -> {
                             return outcome(ctx.session().run(REMOVE_CONFIG).orThrow(host).stdout());
@@ -130,7 +131,7 @@ public final class TeardownPlanner {
             }
             boolean binariesPresent = !f.install().installedVersions().isEmpty() || f.install().etcdVersion().isPresent();
             if (binariesPresent) {
-                steps.add(Step.on(host, "teardown", "binaries").kind(ChangeKind.DELETE)
+                steps.add(Step.on(host, "teardown", "binaries").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                         .summary("remove etcd binaries").reason("installed: " + String.join(", ", f.install().installedVersions()))
                         .after(after).does(ctx -> {
                             return outcome(ctx.session().run(REMOVE_BINARIES).orThrow(host).stdout());
@@ -140,7 +141,7 @@ public final class TeardownPlanner {
                 if (wipeData) {
                     DataDirWipe.pathRefusal(layout.dataDir()).ifPresent(why -> warnings.add(host + ": data dir "
                             + layout.dataDir() + " will not be deleted: " + why));
-                    steps.add(Step.on(host, "teardown", "data").kind(ChangeKind.DELETE)
+                    steps.add(Step.on(host, "teardown", "data").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                             .summary("DELETE data dir " + layout.dataDir())
                             .reason("--wipe-data" + (f.member().hasMemberData() ? "; it holds member data" : ""))
                             .after(after)
@@ -152,7 +153,8 @@ public final class TeardownPlanner {
             }
         }
         clientFiles(clients, record, facts.keySet(), steps, warnings);
-        return new Plan(clusterName, steps, List.of(), warnings);
+        // Destroys the cluster: only ever a person's.
+        return new Plan(clusterName, steps, List.of(), warnings).atLeast(SafetyClass.NEVER);
     }
 
     /**
@@ -170,7 +172,7 @@ public final class TeardownPlanner {
             if (surplus.isEmpty() && !recorded.contains(host)) {
                 return;
             }
-            steps.add(Step.on(host, "teardown", "client-files").kind(ChangeKind.DELETE)
+            steps.add(Step.on(host, "teardown", "client-files").safety(SafetyClass.NEVER).kind(ChangeKind.DELETE)
                     .summary(surplus.isEmpty() ? "forget " + host + " as a client host (it holds no client files)"
                             : "remove " + String.join(", ", surplus) + " (client files; runs no member)")
                     .reason(surplus.isEmpty() ? "recorded as given client files" : "given by etcdwright; the directory stays")

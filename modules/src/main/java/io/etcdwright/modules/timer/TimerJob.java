@@ -65,9 +65,21 @@ public record TimerJob(String script, String confDir, String stateDir, String se
      * the timer runs as written, and the reasons, for a person.
      */
     public record Differences(List<DesiredFile> differing, List<String> stale, boolean timerRunning, boolean fresh,
-                              List<String> why) {
+                              List<String> why, boolean contentDiffers) {
         public boolean none() {
             return differing.isEmpty() && stale.isEmpty() && timerRunning;
+        }
+
+        /**
+         * How safe closing them is unattended: {@code routine} when only the timer's state (disabled,
+         * stopped, not reloaded) or files' modes differ, which no spec edit changes; {@code change}
+         * when the job is new here, a file's content differs or a file is no longer wanted: the spec's
+         * schedule or this etcdwright's script may be why, and nothing on the host tells a hand edit
+         * apart (the stricter class).
+         */
+        public io.etcdwright.engine.plan.SafetyClass safety() {
+            return fresh || contentDiffers || !stale.isEmpty() ? io.etcdwright.engine.plan.SafetyClass.CHANGE
+                    : io.etcdwright.engine.plan.SafetyClass.ROUTINE;
         }
     }
 
@@ -91,7 +103,8 @@ public record TimerJob(String script, String confDir, String stateDir, String se
             why.add(timer + (!timerFacts.timerEnabled() ? " not enabled" : !timerFacts.timerActive() ? " not running"
                     : " changed on disk but not loaded"));
         }
-        return new Differences(differing, stale, timerRunning, fresh, why);
+        boolean contentDiffers = differing.stream().anyMatch(f -> !host.file(f.file().path()).hasContent(f.content()));
+        return new Differences(differing, stale, timerRunning, fresh, why, contentDiffers);
     }
 
     /** Something is installed that a removal would take away. */

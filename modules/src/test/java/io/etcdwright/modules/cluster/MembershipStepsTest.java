@@ -29,11 +29,11 @@ class MembershipStepsTest {
     }
 
     /** What the first change waits for, as the converge planner gives it: the CA's step. */
-    static final Step CA = Step.cluster("pki", "ca").does(ctx -> io.etcdwright.engine.plan.Outcome.CHANGED);
+    static final Step CA = Step.cluster("pki", "ca").safety(io.etcdwright.engine.plan.SafetyClass.CHANGE).does(ctx -> io.etcdwright.engine.plan.Outcome.CHANGED);
 
     /** A joiner host's last preparation step. */
     static Step unitOf(String host) {
-        return Step.on(host, "service", "unit").does(ctx -> io.etcdwright.engine.plan.Outcome.CHANGED);
+        return Step.on(host, "service", "unit").safety(io.etcdwright.engine.plan.SafetyClass.CHANGE).does(ctx -> io.etcdwright.engine.plan.Outcome.CHANGED);
     }
 
     static List<Step> steps(List<Current> now, List<Desired> wanted, Map<String, MembershipSteps.Joiner> joiners) {
@@ -45,7 +45,7 @@ class MembershipStepsTest {
         MembershipPlan plan = MembershipPlan.plan(now, wanted, "3.5.16");
         assertEquals(List.of(), plan.refusals());
         return MembershipSteps.steps(plan, List.of(CA), joiners, removed, new PendingStops(Path.of("removed-hosts")), ACCESS,
-                Map.of(), ConvergePlanner.Timeouts.DEFAULT);
+                Map.of(), ConvergePlanner.Timeouts.DEFAULT, io.etcdwright.engine.plan.SafetyClass.CHANGE);
     }
 
     static List<String> ids(List<Step> steps) {

@@ -64,6 +64,7 @@ public final class BackupScheduleModule implements MemberModule {
             return Optional.empty();
         }
         Step.Builder step = Step.on(member.host(), "backup", "schedule").kind(d.fresh() ? ChangeKind.CREATE : ChangeKind.UPDATE)
+                .safety(d.safety()) // a disabled timer enabled again is routine; a new schedule or other files, a change
                 .summary("scheduled backups every " + target.schedule().intervalMinutes() + " min to " + target.store().type()
                         + " store '" + target.store().name() + "' (" + ScheduleLayout.TIMER + ")")
                 .reason(d.fresh() ? "not installed" : String.join(", ", d.why()))
@@ -80,6 +81,7 @@ public final class BackupScheduleModule implements MemberModule {
             return Optional.empty();
         }
         Step.Builder step = Step.on(member.host(), "backup", "schedule").kind(ChangeKind.DELETE)
+                .safety(io.etcdwright.engine.plan.SafetyClass.CHANGE) // the spec dropped the schedule
                 .summary("remove scheduled backups (" + ScheduleLayout.TIMER + ", its script, configuration and credentials)")
                 .reason("the spec has no backup.schedule")
                 .observed(ScheduleLayout.JOB.observed(member.facts()::file, timer));
