@@ -97,14 +97,15 @@ final class StatusCommand implements Callable<Integer> {
                   List<Map<String, Object>> rows, List<Map<String, Object>> alarmRows,
                   java.util.Optional<Map<String, Object>> backups, java.util.Optional<Map<String, Object>> defrags,
                   java.util.Optional<Map<String, Object>> rotation, java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock,
-                  boolean readOnly) {
+                  boolean readOnly, java.util.Optional<io.etcdwright.watch.Suspension> suspension) {
 
         /** Asked with the admin's pair (not from a read-only runner). */
         Report(DesiredState desired, ClusterStatus status, boolean allHealthy, java.util.Optional<String> clusterVersion,
                List<Map<String, Object>> rows, List<Map<String, Object>> alarmRows, java.util.Optional<Map<String, Object>> backups,
                java.util.Optional<Map<String, Object>> defrags, java.util.Optional<Map<String, Object>> rotation,
                java.util.Optional<io.etcdwright.modules.lock.ClusterLock.Held> lock) {
-            this(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock, false);
+            this(desired, status, allHealthy, clusterVersion, rows, alarmRows, backups, defrags, rotation, lock, false,
+                    java.util.Optional.empty());
         }
 
         int exitCode() {
@@ -116,6 +117,13 @@ final class StatusCommand implements Callable<Integer> {
             Map<String, Object> doc = StatusCommand.document(desired.spec().name(), status, allHealthy, clusterVersion, rows, alarmRows,
                     backups, rotation);
             doc.put("defrag_schedule", defrags.orElse(null));
+            doc.put("watch_suspension", suspension.map(sus -> {
+                Map<String, Object> s = new LinkedHashMap<>();
+                s.put("by", sus.by());
+                s.put("at", sus.at().toString());
+                s.put("reason", sus.reason());
+                return s;
+            }).orElse(null));
             return doc;
         }
 
@@ -128,6 +136,8 @@ final class StatusCommand implements Callable<Integer> {
             backups.ifPresent(b -> lines.addAll(BackupStatus.text(b)));
             defrags.ifPresent(d -> lines.addAll(io.etcdwright.modules.maintenance.DefragRuns.text(d)));
             rotation.ifPresent(r -> lines.add(caRotationText(r)));
+            suspension.ifPresent(sus -> lines.add("watch: " + sus.describe(java.time.Instant.now())
+                    + "; every watcher holds every step until 'etcdwright watch resume'"));
             if (readOnly) {
                 lines.add(READ_ONLY_NOTE);
             }
@@ -162,8 +172,13 @@ final class StatusCommand implements Callable<Integer> {
         var backups = read.backups().map(b -> BackupStatus.document(b.schedule(), b.runs(), b.unreachable(), java.time.Instant.now()));
         var defrags = read.defrags().map(d -> io.etcdwright.modules.maintenance.DefragRuns.document(d.defrag(), desired.members(), d.runs()));
         java.util.Optional<Map<String, Object>> rotation = caRotation(read.pki());
+        // A watcher's suspension: shown so a person sees who stopped the automation and why.
+        // Asked only of a cluster with a member that answers: a dead one has kept every endpoint waiting once already.
+        java.util.Optional<io.etcdwright.watch.Suspension> suspension = status.members().stream().anyMatch(MemberStatus::healthy)
+                && io.etcdwright.watch.Suspensions.read(desired) instanceof io.etcdwright.watch.Suspensions.Read.Suspended s
+                        ? java.util.Optional.of(s.suspension()) : java.util.Optional.empty();
         return new Report(desired, status, allHealthy, read.clusterVersion(), rows, alarmRows, backups, defrags, rotation,
-                read.lock(), read.pki().readOnly());
+                read.lock(), read.pki().readOnly(), suspension);
     }
 
     static final String READ_ONLY_NOTE = "read-only runner: asked with the reader certificate " + "(CN "

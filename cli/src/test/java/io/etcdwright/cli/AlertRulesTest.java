@@ -45,7 +45,7 @@ class AlertRulesTest {
         while (alert.find()) {
             alerts.add(alert.group(1));
         }
-        assertEquals(12, alerts.size(), alerts.toString());
+        assertEquals(14, alerts.size(), alerts.toString());
         for (String a : alerts) {
             assertTrue(tests.contains("alertname: " + a + "\n        exp_alerts:\n          - exp_labels:"),
                     a + " is never seen firing in etcdwright-alerts.test.yml");

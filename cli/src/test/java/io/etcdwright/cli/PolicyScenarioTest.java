@@ -13,6 +13,7 @@ import io.etcdwright.watch.Commands;
 import io.etcdwright.watch.Decision;
 import io.etcdwright.watch.Hold;
 import io.etcdwright.watch.Memory;
+import io.etcdwright.watch.Suspension;
 import io.etcdwright.watch.Policy;
 import io.etcdwright.watch.Quorum;
 import org.junit.jupiter.api.BeforeEach;
@@ -209,7 +210,7 @@ class PolicyScenarioTest {
 
     @Test
     void aSuspendedClusterRunsNothing() {
-        Memory suspended = new Memory(Map.of(), List.of(), Optional.of(new Memory.Suspension("alice@ops1",
+        Memory suspended = new Memory(Map.of(), List.of(), Optional.of(new Suspension("alice@ops1",
                 Instant.parse("2026-11-24T18:00:00Z"), "disk swap on h2")));
         for (Scenario s : List.of(new Scenario("h2-stopped", "three"), new Scenario("h2-h3-crashed", "three"))) {
             Cycle c = cycle(s);

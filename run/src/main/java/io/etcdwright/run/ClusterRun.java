@@ -267,6 +267,15 @@ public final class ClusterRun implements AutoCloseable {
         return ConvergeRun.plan(this, settings, Optional.empty());
     }
 
+    /** A plan and the facts it was made from: for a caller that judges the plan by them too (watch's quorum margin). */
+    public record Planned(Plan plan, Facts facts) {
+    }
+
+    /** As {@link #plan}, with the facts it was made from. */
+    public Planned planned(PlanSettings settings) {
+        return ConvergeRun.planned(this, settings, Optional.empty());
+    }
+
     /**
      * The converge plan from facts recorded with {@code etcdwright facts -o json} ({@link FactsFile}):
      * the input read offline, no host contacted, no connection opened.

@@ -30,9 +30,16 @@ final class ConvergeRun {
 
     /** Live: facts gathered now (with the client hosts'), the release source and the stores asked when it matters. */
     static Plan plan(ClusterRun run, PlanSettings settings, Optional<String> newClusterToken) {
+        return planned(run, settings, newClusterToken).plan();
+    }
+
+    /** As {@link #plan}, with the facts it was made from. */
+    static ClusterRun.Planned planned(ClusterRun run, PlanSettings settings, Optional<String> newClusterToken) {
         DesiredState desired = run.desired();
-        return plan(desired, run.layout(), run.gatherWithClientHosts(), settings, true, newClusterToken,
-                new RecoveryBackups(desired, store -> BackupStores.open(store, desired, run.connections()), RecoveryBackups.BOUND));
+        ClusterRun.Facts facts = run.gatherWithClientHosts();
+        return new ClusterRun.Planned(plan(desired, run.layout(), facts, settings, true, newClusterToken,
+                new RecoveryBackups(desired, store -> BackupStores.open(store, desired, run.connections()), RecoveryBackups.BOUND)),
+                facts);
     }
 
     /** Offline: the recorded facts stand for the hosts; no connection is opened at all. */

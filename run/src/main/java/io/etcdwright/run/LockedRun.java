@@ -56,6 +56,11 @@ public final class LockedRun implements AutoCloseable {
         return ConvergeRun.plan(run, settings, newClusterToken);
     }
 
+    /** As {@link #converge}, with the facts (gathered under the lock) it was made from. */
+    public ClusterRun.Planned converged(PlanSettings settings) {
+        return ConvergeRun.planned(run, settings, Optional.empty());
+    }
+
     /**
      * Where a restore's snapshot comes from, resolved and checked on the workstation before any
      * member is contacted ({@link RestoreSources}): a damaged backup never reaches one.

@@ -53,13 +53,4 @@ public record Memory(Map<String, Instant> downSince, List<FailedStep> failures, 
     public static String digestOf(Plan plan, Step step) {
         return step.observed().isEmpty() ? "plan:" + plan.fingerprint() : step.observed();
     }
-
-    /** Who suspended the cluster, when, and why ({@code watch suspend --reason TEXT}). */
-    public record Suspension(String by, Instant at, String reason) {
-        public Suspension {
-            Objects.requireNonNull(by, "by");
-            Objects.requireNonNull(at, "at");
-            Objects.requireNonNull(reason, "reason");
-        }
-    }
 }

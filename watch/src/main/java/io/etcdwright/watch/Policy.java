@@ -106,7 +106,7 @@ public final class Policy {
     private static Optional<Hold> holdOf(SafetyClass safety, List<Step> group, Plan plan, Automation automation, Instant now,
                                          Memory memory, Quorum quorum, Commands commands) {
         if (memory.suspension().isPresent()) {
-            Memory.Suspension s = memory.suspension().get();
+            Suspension s = memory.suspension().get();
             return Optional.of(new Hold.Suspended(s.by(), s.at(), s.reason(), commands.resume()));
         }
         if (safety == SafetyClass.NEVER) {
@@ -198,7 +198,7 @@ public final class Policy {
     /** The condition, the first that applies: Suspended, Failed, Held, Degraded, Drifted, Healthy. */
     private static ClusterCondition condition(Plan plan, Memory memory, Quorum quorum, List<Decision.Held> held) {
         if (memory.suspension().isPresent()) {
-            Memory.Suspension s = memory.suspension().get();
+            Suspension s = memory.suspension().get();
             return new ClusterCondition.Suspended(s.by(), s.at(), s.reason());
         }
         for (Decision.Held h : held) {

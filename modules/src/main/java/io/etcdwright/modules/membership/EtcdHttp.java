@@ -403,6 +403,31 @@ public final class EtcdHttp implements AutoCloseable {
                 .map(e -> e.getKey() + ": " + e.getValue().why()).collect(java.util.stream.Collectors.joining("; ")));
     }
 
+    /**
+     * The value of {@code key}, read serializably (any one running member answers from its own
+     * store, quorum or not): for records a reader must see even while the cluster has lost its
+     * quorum (a watcher's suspension). Empty when the key does not exist.
+     *
+     * @throws EtcdAdminException when no member answers within the timeout
+     */
+    public Optional<String> serializableGet(String key) {
+        String body = "{\"key\":\"" + java.util.Base64.getEncoder().encodeToString(key.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                + "\",\"serializable\":true}";
+        Map<URI, Attempt> attempts = anyOf("/v3/kv/range", body, Reply::ok);
+        for (Attempt a : attempts.values()) {
+            if (a.passed()) {
+                JsonNode kvs = a.reply().json().path("kvs");
+                if (!kvs.isArray() || kvs.isEmpty()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new String(java.util.Base64.getDecoder().decode(kvs.get(0).path("value").asText("")),
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        throw new EtcdAdminException("cannot read " + key + ": " + attempts.entrySet().stream()
+                .map(e -> e.getKey() + ": " + e.getValue().why()).collect(java.util.stream.Collectors.joining("; ")));
+    }
+
     /** How a member's own read is asked: etcd's readiness or liveness check, or a read of the gateway's. */
     public enum ReadCheck {
         /** {@code GET /readyz}: a linearizable read, a serializable one and no corruption alarm (a learner's is refused from some versions). */
