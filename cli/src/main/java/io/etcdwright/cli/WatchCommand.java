@@ -35,8 +35,14 @@ import java.util.concurrent.Callable;
         "A cycle that acts holds the cluster's lock, as apply does. docs/automation.md."},
         subcommands = {WatchCommand.Suspend.class, WatchCommand.Resume.class})
 final class WatchCommand implements Callable<Integer> {
-    @Mixin
-    FleetOptions fleet;
+    // Not FleetOptions' required -i/-f: picocli would ask for them before 'watch suspend' too.
+    @Option(names = {"-i", "--inventory"}, paramLabel = "INVENTORY",
+            description = "Ansible-style inventory of the hosts. With several specs: once for all, or once per spec, in their order.")
+    List<Path> inventories;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "SPEC",
+            description = "Desired state of a cluster (YAML). More than once, or a directory of specs: a fleet, each watched on its own.")
+    List<Path> specs;
 
     @Mixin
     ConnectionOptions connection;
@@ -66,9 +72,13 @@ final class WatchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
-        if (fleet.junit != null) {
-            throw new IllegalArgumentException("watch does not take --junit: its event log (--event-log) records every action");
+        if (inventories == null || specs == null) {
+            throw new IllegalArgumentException("watch needs -i INVENTORY and -f SPEC (or a 'watch suspend' or 'watch resume')");
         }
+        FleetOptions fleet = new FleetOptions();
+        fleet.inventories = inventories;
+        fleet.specs = specs;
+        fleet.parallel = 1;
         List<FleetRun.Input> inputs = fleet.inputs();
         // Every input is read and checked before the first host is contacted: a bad spec is exit 1 at once.
         Duration interval = null;

@@ -120,7 +120,8 @@ class WatchIT {
             JsonNode held = first(events, e -> e.path("outcome").asText().equals("held") && e.path("safety").asText().equals("repair"));
             assertTrue(held.path("reason").asText().contains("repairAfter"), held.toString());
             assertEquals(1, Testbed.sshStatus(3, "test -d /var/lib/etcd/member"), "repaired before repairAfter");
-            watcher.await(Pattern.compile("(?m)^\\S+ watched-\\d+: [Hh]ealthy"), Duration.ofMinutes(4));
+            // Healthy again after the hold (the watcher said Healthy before the wipe too).
+            watcher.await(Pattern.compile("(?s)Held: [^\\n]*repair.*\\n\\S+ watched-\\d+: Healthy"), Duration.ofMinutes(4));
             repairedAt = System.nanoTime();
             load.awaitMore(100, Duration.ofSeconds(60));
             acks = load.stop();
