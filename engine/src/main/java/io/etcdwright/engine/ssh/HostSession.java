@@ -38,6 +38,9 @@ public final class HostSession implements AutoCloseable {
         return t;
     });
 
+    /** How often a running command looks whether its session is still up. */
+    private static final Duration SESSION_CHECK = Duration.ofMillis(500);
+
     private final SshTarget target;
     private final Session session;
     private final Duration defaultTimeout;
@@ -94,6 +97,17 @@ public final class HostSession implements AutoCloseable {
             timedOut.set(true);
             channel.disconnect();
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        // The session gone (its sshd killed, the host rebooted: jsch saw the connection close) ends every
+        // command on it at once. A command whose input was blocked on the channel's window, or whose open
+        // was not confirmed yet, would otherwise wait out the whole timeout on a connection that is no more
+        // (a release upload's sshd killed cost the certificates step beside it 300 s).
+        AtomicBoolean sessionLost = new AtomicBoolean();
+        ScheduledFuture<?> liveness = WATCHDOG.scheduleWithFixedDelay(() -> {
+            if (!session.isConnected()) {
+                sessionLost.set(true);
+                channel.disconnect();
+            }
+        }, SESSION_CHECK.toMillis(), SESSION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
         // jsch writes the command's output straight into stdout on its session thread and closes this
         // sink at the command's EOF. Not channel.getInputStream(): that is a PipedInputStream, whose
         // reader may sleep out a whole second (it waits in steps of 1 s and the last bytes do not
@@ -129,14 +143,14 @@ public final class HostSession implements AutoCloseable {
                     throw e;
                 } // else the command closed its input itself: its exit status says why
             }
-            while (!outputEnded.await(20, TimeUnit.MILLISECONDS) && !channel.isClosed() && !timedOut.get()) {
+            while (!outputEnded.await(20, TimeUnit.MILLISECONDS) && !channel.isClosed() && !timedOut.get() && !sessionLost.get()) {
                 // the output is still coming; a channel closed without an EOF, or timed out, ends the wait too
             }
-            while (!channel.isClosed() && !timedOut.get()) {
+            while (!channel.isClosed() && !timedOut.get() && !sessionLost.get()) {
                 Thread.sleep(1); // the exit status arrives just after the last output
             }
         } catch (IOException | JSchException e) {
-            if (!timedOut.get()) {
+            if (!timedOut.get() || sessionLost.get()) {
                 throw lost(e);
             }
         } catch (InterruptedException e) {
@@ -144,7 +158,11 @@ public final class HostSession implements AutoCloseable {
             throw new SshException(target.name(), SshException.Reason.TIMEOUT, "interrupted while running a command", e);
         } finally {
             watchdog.cancel(false);
+            liveness.cancel(false);
             channel.disconnect();
+        }
+        if (sessionLost.get() && channel.getExitStatus() < 0) {
+            throw lost(new IOException("the connection closed before the command ended: " + what));
         }
         if (timedOut.get()) {
             throw new SshException(target.name(), SshException.Reason.TIMEOUT,
