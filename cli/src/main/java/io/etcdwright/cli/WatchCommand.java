@@ -33,7 +33,7 @@ import java.util.concurrent.Callable;
         "Every --interval: facts, the plan 'etcdwright plan' shows, then only the steps the spec's automation section lets run",
         "unattended (by default routine ones and repairs); every other step is held, with why and the command a person runs.",
         "A cycle that acts holds the cluster's lock, as apply does. docs/automation.md."},
-        subcommands = {WatchCommand.Suspend.class, WatchCommand.Resume.class})
+        subcommands = {WatchCommand.Status.class, WatchCommand.Suspend.class, WatchCommand.Resume.class})
 final class WatchCommand implements Callable<Integer> {
     // Not FleetOptions' required -i/-f: picocli would ask for them before 'watch suspend' too.
     @Option(names = {"-i", "--inventory"}, paramLabel = "INVENTORY",
@@ -145,6 +145,76 @@ final class WatchCommand implements Callable<Integer> {
             return new InetSocketAddress(InetAddress.getByName(host.isEmpty() ? "0.0.0.0" : host), port);
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("--metrics-address: unknown host '" + host + "'");
+        }
+    }
+
+    @Command(name = "status", description = {"Show what the watchers would do now: each cluster's condition, and every held step with why and the command to run.",
+            "Plans as a cycle does and decides as its policy does, but runs nothing, logs nothing and remembers nothing.",
+            "Exit 0 when every cluster is healthy, 2 when a step is held or waits, 1 on an error."})
+    static final class Status implements Callable<Integer> {
+        @Mixin
+        InputOptions input;
+
+        @Mixin
+        ConnectionOptions connection;
+
+        @Mixin
+        WaitOptions waits;
+
+        @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "text|json", description = "Output format.")
+        OutputFormat output;
+
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+            WatchSettings settings = new WatchSettings(desired.spec().automation().interval(), connection.settings(),
+                    new PlanSettings(true, false, waits.timeouts()));
+            Watcher watcher = new Watcher(List.of(new Watcher.Target(input.inventory, input.spec)), settings, EventLog.none(),
+                    new WatchMetrics(), Clock.systemUTC(), line -> { });
+            Map<String, io.etcdwright.watch.Decision> decisions = watcher.observe();
+            PrintWriter out = spec.commandLine().getOut();
+            boolean healthy = true;
+            List<Map<String, Object>> clusters = new java.util.ArrayList<>();
+            for (Map.Entry<String, io.etcdwright.watch.Decision> e : decisions.entrySet()) {
+                io.etcdwright.watch.Decision d = e.getValue();
+                healthy &= d.condition() instanceof ClusterCondition.Healthy;
+                if (output == OutputFormat.json) {
+                    Map<String, Object> c = new java.util.LinkedHashMap<>();
+                    c.put("cluster", e.getKey());
+                    c.put("condition", d.condition().name());
+                    c.put("detail", Watcher.describe(d.condition()));
+                    c.put("runs_next", d.run().stream().map(io.etcdwright.engine.plan.Step::id).toList());
+                    c.put("held", d.held().stream().map(h -> {
+                        Map<String, Object> m = new java.util.LinkedHashMap<>();
+                        m.put("safety", h.safety().label());
+                        m.put("steps", h.steps().stream().map(io.etcdwright.engine.plan.Step::id).toList());
+                        m.put("kind", h.why().kind());
+                        m.put("reason", h.why().reason());
+                        m.put("command", h.why().command());
+                        return m;
+                    }).toList());
+                    clusters.add(c);
+                } else {
+                    out.println("cluster " + e.getKey() + ": " + Watcher.describe(d.condition()));
+                    d.run().forEach(s -> out.println("  next cycle runs [" + s.safety().label() + "] " + s.id() + ": " + s.line()));
+                    for (io.etcdwright.watch.Decision.Held h : d.held()) {
+                        out.println("  held [" + h.safety().label() + "] " + (h.steps().isEmpty() ? "the plan"
+                                : h.steps().stream().map(io.etcdwright.engine.plan.Step::id).collect(java.util.stream.Collectors.joining(", "))));
+                        out.println("      why: " + h.why().reason());
+                        out.println("      run: " + h.why().command());
+                    }
+                }
+            }
+            if (output == OutputFormat.json) {
+                Map<String, Object> doc = new java.util.LinkedHashMap<>();
+                doc.put("version", 1);
+                doc.put("clusters", clusters);
+                out.println(io.etcdwright.engine.output.Json.write(doc));
+            }
+            return healthy ? Main.OK : Main.CHANGES;
         }
     }
 

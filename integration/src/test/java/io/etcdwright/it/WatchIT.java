@@ -93,6 +93,16 @@ class WatchIT {
             assertTrue(lines.stream().allMatch(e -> e.path("outcome").asText().equals("held")), lines.toString());
             assertTrue(lines.stream().anyMatch(e -> e.path("safety").asText().equals("change")
                     && e.path("command").asText().startsWith("etcdwright apply -i ")), lines.toString());
+            // watch status says the same, and runs nothing: its document as its schema says.
+            Cli.Run watchStatus = Cli.run("watch", "status", "-i", INV, "-f", spec.toString(), "-o", "json");
+            assertEquals(2, watchStatus.exitCode(), watchStatus.all());
+            assertEquals(List.of(), io.etcdwright.engine.source.SchemaCheck.check(io.etcdwright.engine.source.YamlDocument.parse(
+                    Path.of("watch-status.json"), watchStatus.out()), "/schemas/watch-status.schema.json"), watchStatus.out());
+            JsonNode cluster = JSON.readTree(watchStatus.out()).path("clusters").path(0);
+            assertEquals("Held", cluster.path("condition").asText(), cluster.toString());
+            assertTrue(cluster.path("runs_next").isEmpty(), cluster.toString());
+            assertEquals("not-allowed-class", cluster.path("held").path(0).path("kind").asText(), cluster.toString());
+            assertEquals("change", cluster.path("held").path(0).path("safety").asText(), cluster.toString());
             Cli.Run status = Cli.run("status", "-i", INV, "-f", spec.toString(), "-o", "json");
             for (JsonNode m : JSON.readTree(status.out()).path("members")) {
                 assertEquals("3.5.16", m.path("version").asText(), "a held change was applied: " + m);

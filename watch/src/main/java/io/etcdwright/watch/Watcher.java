@@ -74,6 +74,26 @@ public final class Watcher {
         return conditions;
     }
 
+    /**
+     * What a cycle would decide, without acting, logging or remembering anything ({@code watch status}):
+     * each cluster's condition and, for a person, what is held and the command to run. Reads only.
+     */
+    public Map<String, Decision> observe() {
+        Map<String, Decision> decisions = new LinkedHashMap<>();
+        for (ClusterState cluster : clusters) {
+            try (ClusterRun run = ClusterRun.open(cluster.target.inventory(), cluster.target.spec(), settings.connection())) {
+                DesiredState desired = run.desired();
+                cluster.name = desired.spec().name();
+                cluster.memory = MemoryFile.read(cluster.name);
+                Automation automation = desired.spec().automation();
+                Commands commands = new Commands(cluster.target.inventory().toString(), cluster.target.spec().toString());
+                decisions.put(cluster.name, judge(run.planned(settings.plan(automation)), desired, automation, commands, cluster,
+                        Suspensions.read(desired)).decision());
+            }
+        }
+        return decisions;
+    }
+
     /** Cycles every {@code interval} (from one cycle's start to the next) until the thread is interrupted. */
     public void run() throws InterruptedException {
         while (!Thread.currentThread().isInterrupted()) {
@@ -250,7 +270,7 @@ public final class Watcher {
     }
 
     /** The line a cycle prints: its condition in words, with the command for what is held. */
-    static String describe(ClusterCondition condition) {
+    public static String describe(ClusterCondition condition) {
         if (condition instanceof ClusterCondition.Drifted d) {
             return "Drifted: " + d.steps() + " step(s) planned, none held";
         } else if (condition instanceof ClusterCondition.Degraded d) {
