@@ -190,7 +190,8 @@ class ConvergenceIT {
         for (String line : planText.split("\n")) {
             if (!line.startsWith(" ") && line.endsWith(":")) {
                 host = line.substring(0, line.length() - 1);
-            } else if (line.strip().startsWith("> restart etcd")) {
+            } else if (line.strip().replaceFirst("^\\[\\w+\\] +", "").startsWith("> restart etcd")) {
+                // A step line, after its safety class: "  [change]  > restart etcd (binary changed, unit changed)".
                 hosts.add(host);
             }
         }
