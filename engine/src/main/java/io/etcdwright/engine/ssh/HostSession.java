@@ -100,12 +100,17 @@ public final class HostSession implements AutoCloseable {
         // The session gone (its sshd killed, the host rebooted: jsch saw the connection close) ends every
         // command on it at once. A command whose input was blocked on the channel's window, or whose open
         // was not confirmed yet, would otherwise wait out the whole timeout on a connection that is no more
-        // (a release upload's sshd killed cost the certificates step beside it 300 s).
+        // (a release upload's sshd killed cost the certificates step beside it 300 s, waiting for a channel to open).
         AtomicBoolean sessionLost = new AtomicBoolean();
         ScheduledFuture<?> liveness = WATCHDOG.scheduleWithFixedDelay(() -> {
             if (!session.isConnected()) {
                 sessionLost.set(true);
                 channel.disconnect();
+                // jsch waits for a channel's open confirmation in Object.wait on the channel, for as long as the
+                // connect timeout (the command's), and a session going down does not wake it: this does.
+                synchronized (channel) {
+                    channel.notifyAll();
+                }
             }
         }, SESSION_CHECK.toMillis(), SESSION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
         // jsch writes the command's output straight into stdout on its session thread and closes this
