@@ -124,7 +124,13 @@ class WatchIT {
              Cli.Launched watcher = Cli.Launched.start(HOSTS.home(), "watch", "-i", INV, "-f", spec.toString(),
                      "--event-log", events.toString())) {
             load.awaitMore(100, Duration.ofSeconds(60));
+            // Suspended while the disk is "replaced": between the stop and the wipe, a cycle would rightly start a
+            // member that is only stopped, and the test would race the watcher.
+            assertEquals(0, Cli.run("watch", "suspend", "-i", INV, "-f", spec.toString(), "--reason", "h3's disk replaced").exitCode());
+            // A cycle that says so has read it; cycles run one after another, so none that has not is still under way.
+            watcher.await(Pattern.compile("Suspended: .*h3's disk replaced"), Duration.ofSeconds(60));
             Testbed.ssh(3, "systemctl stop etcd && rm -rf /var/lib/etcd/member");
+            assertEquals(0, Cli.run("watch", "resume", "-i", INV, "-f", spec.toString()).exitCode());
             watcher.await(Pattern.compile("(?m)^\\S+ watched-\\d+: .*[Hh]eld.*repair"), Duration.ofSeconds(60));
             heldAt = System.nanoTime();
             JsonNode held = first(events, e -> e.path("outcome").asText().equals("held") && e.path("safety").asText().equals("repair"));
