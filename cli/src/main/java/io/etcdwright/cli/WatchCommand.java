@@ -260,12 +260,9 @@ final class WatchCommand implements Callable<Integer> {
         }
     }
 
+    /** user@host, as the cluster's lock names its holder. */
     private static String who() {
-        String user = System.getProperty("user.name", "unknown");
-        try {
-            return user + "@" + InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return user;
-        }
+        io.etcdwright.modules.lock.LockHolder me = io.etcdwright.modules.lock.LockHolder.thisProcess("watch suspend", Instant.now());
+        return me.user() + "@" + me.host();
     }
 }

@@ -54,8 +54,8 @@ public record Commands(String inventory, String spec, Optional<Backup> newestBac
 
     private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_./:@%+=,-]+");
 
-    /** As a POSIX shell reads it: plain words as they are, anything else in single quotes. */
+    /** As a POSIX shell reads it: plain words as they are, anything else quoted by the project's one quoting function. */
     static String quoted(String word) {
-        return PLAIN.matcher(word).matches() ? word : "'" + word.replace("'", "'\\''") + "'";
+        return PLAIN.matcher(word).matches() ? word : io.etcdwright.engine.ssh.ShellQuoting.word(word);
     }
 }

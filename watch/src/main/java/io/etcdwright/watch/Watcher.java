@@ -88,7 +88,7 @@ public final class Watcher {
                 Automation automation = desired.spec().automation();
                 Commands commands = new Commands(cluster.target.inventory().toString(), cluster.target.spec().toString());
                 decisions.put(cluster.name, judge(run.planned(settings.plan(automation)), desired, automation, commands, cluster,
-                        Suspensions.read(desired)).decision());
+                        Suspensions.read(desired)));
             }
         }
         return decisions;
@@ -119,25 +119,25 @@ public final class Watcher {
             Automation automation = desired.spec().automation();
             Commands commands = new Commands(cluster.target.inventory().toString(), cluster.target.spec().toString());
             Suspensions.Read suspension = Suspensions.read(desired);
-            Judged judged = judge(run.planned(settings.plan(automation)), desired, automation, commands, cluster, suspension);
+            Decision decision = judge(run.planned(settings.plan(automation)), desired, automation, commands, cluster, suspension);
             List<StepResult> ran = List.of();
-            if (judged.decision().acts()) {
+            if (decision.acts()) {
                 Optional<List<StepResult>> applied = act(cluster, run, desired, automation, commands, suspension, cycleId);
                 if (applied.isPresent()) {
                     ran = applied.get();
                     // What the group changed, as the next cycle will see it: the condition this cycle leaves.
-                    judged = judge(run.planned(settings.plan(automation)), desired, automation, commands, cluster, suspension);
+                    decision = judge(run.planned(settings.plan(automation)), desired, automation, commands, cluster, suspension);
                 }
             }
-            logHeld(cluster, cycleId, judged.decision());
+            logHeld(cluster, cycleId, decision);
             MemoryFile.write(cluster.name, cluster.memory);
-            ClusterCondition condition = judged.decision().condition();
+            ClusterCondition condition = decision.condition();
             Instant ended = clock.instant();
             metrics.cycleEnded(cluster.name, ran.isEmpty() ? "idle" : "acted", ended, true, settings.interval());
             metrics.condition(cluster.name, condition.name().toLowerCase(java.util.Locale.ROOT));
-            metrics.held(cluster.name, heldBySafety(judged.decision()), cluster.oldestHeldSince());
-            say(cycleId, describe(condition) + (judged.decision().later().isEmpty() ? ""
-                    : "; " + judged.decision().later().size() + " more step(s) at the next cycle"));
+            metrics.held(cluster.name, heldBySafety(decision), cluster.oldestHeldSince());
+            say(cycleId, describe(condition) + (decision.later().isEmpty() ? ""
+                    : "; " + decision.later().size() + " more step(s) at the next cycle"));
             return condition;
         } catch (RuntimeException e) {
             String name = cluster.name();
@@ -149,16 +149,13 @@ public final class Watcher {
         }
     }
 
-    /** A plan judged: the policy's decision, with the memory it was made with brought up to date. */
-    private record Judged(Decision decision) {
-    }
-
-    private Judged judge(ClusterRun.Planned planned, DesiredState desired, Automation automation, Commands commands,
+    /** The policy's decision on a plan, with the loop's memory brought up to it first. */
+    private Decision judge(ClusterRun.Planned planned, DesiredState desired, Automation automation, Commands commands,
                          ClusterState cluster, Suspensions.Read suspension) {
         Quorum quorum = Quorum.of(planned.facts().cluster(), desired);
         cluster.memory = remember(cluster.memory, planned.plan(), quorum,
                 desired.members().stream().map(m -> m.host().name()).toList(), suspension, clock.instant());
-        return new Judged(Policy.decide(planned.plan(), automation, clock.instant(), cluster.memory, quorum, commands));
+        return Policy.decide(planned.plan(), automation, clock.instant(), cluster.memory, quorum, commands);
     }
 
     /**
@@ -171,7 +168,7 @@ public final class Watcher {
         List<String> lockNotes = new ArrayList<>();
         try (LockedRun locked = run.lock("watch", LockSettings.NO_WAIT, lockNotes::add)) {
             ClusterRun.Planned planned = locked.converged(settings.plan(automation));
-            Decision decision = judge(planned, desired, automation, commands, cluster, suspension).decision();
+            Decision decision = judge(planned, desired, automation, commands, cluster, suspension);
             if (!decision.acts()) {
                 return Optional.empty();
             }
