@@ -29,10 +29,13 @@ public final class RolloutRecords implements AutoCloseable {
 
     private final Store store;
     private final boolean shared;
+    /** Where the records are in the store: a folder of their own in a shared one. */
+    private final String prefix;
 
     private RolloutRecords(Store store, boolean shared) {
         this.store = store;
         this.shared = shared;
+        this.prefix = shared ? "rollouts/" : "";
     }
 
     /** The records in a directory of their own (a test's). */
@@ -68,8 +71,8 @@ public final class RolloutRecords implements AutoCloseable {
         return id;
     }
 
-    private static String key(String id) {
-        return "rollouts/" + checkId(id) + ".json";
+    private String key(String id) {
+        return prefix + checkId(id) + ".json";
     }
 
     /** For messages: where the records are. */
@@ -88,7 +91,7 @@ public final class RolloutRecords implements AutoCloseable {
     /** Every rollout kept here, by name. */
     public List<String> ids() {
         try {
-            return store.list("rollouts/").stream().map(o -> o.key().substring("rollouts/".length()))
+            return store.list(prefix).stream().map(o -> o.key().substring(prefix.length()))
                     .filter(k -> k.endsWith(".json")).map(k -> k.substring(0, k.length() - ".json".length())).toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list the rollouts in " + describe() + ": " + e.getMessage(), e);
