@@ -254,9 +254,24 @@ public final class RolloutExecutor {
         return Optional.empty();
     }
 
+    /**
+     * Records {@code name}'s new state; {@code steps} and {@code seconds} are this run's, added to
+     * what earlier runs of it (before a resume) recorded.
+     */
     private void state(String id, String name, ClusterState state, Optional<String> error, int steps, double seconds) {
-        records.update(id, r -> r.withCluster(name, c -> c.with(state, error, steps, seconds)));
+        records.update(id, r -> r.withCluster(name, c -> c.with(state, error, base(c, steps), base(c, seconds))));
         listener.line(name + ": " + state.label() + error.map(e -> ": " + e).orElse(""));
+    }
+
+    /** What the earlier runs of the cluster recorded, kept while this run's state is written. */
+    private final Map<String, double[]> earlier = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private int base(RolloutRecord.Cluster c, int steps) {
+        return (int) earlier.computeIfAbsent(c.name(), n -> new double[] {c.steps(), c.seconds()})[0] + steps;
+    }
+
+    private double base(RolloutRecord.Cluster c, double seconds) {
+        return earlier.computeIfAbsent(c.name(), n -> new double[] {c.steps(), c.seconds()})[1] + seconds;
     }
 
     private static double seconds(long startedNanos) {

@@ -148,6 +148,8 @@ class RolloutExecutorTest {
         assertEquals(List.of("c3"), applied.subList(0, 1), "resumed: the failed cluster again, the done ones not");
         assertEquals(Set.of("c3", "c4", "c5", "c6"), Set.copyOf(applied));
         assertEquals("other@there", resumed.by());
+        assertEquals(6, resumed.cluster("c3").orElseThrow().steps(), "the steps of both its applies");
+        assertEquals(3, resumed.cluster("c1").orElseThrow().steps(), "done before the resume: as it was");
     }
 
     @Test
