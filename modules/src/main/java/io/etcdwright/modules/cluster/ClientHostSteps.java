@@ -81,7 +81,7 @@ final class ClientHostSteps {
             List<String> reasons = new ArrayList<>(ClientHostFiles.differences(pki, roles, caFile, layout, files));
             reasons.addAll(due.apply(roles, files));
             List<String> surplus = ClientHostFiles.surplus(pki, roles, layout, files);
-            surplus.forEach(p -> reasons.add(p.substring(p.lastIndexOf('/') + 1) + " no longer named for " + host));
+            surplus.forEach(p -> reasons.add(ClientHostFiles.shown(p) + " no longer named for " + host));
             if (reasons.isEmpty()) {
                 continue;
             }

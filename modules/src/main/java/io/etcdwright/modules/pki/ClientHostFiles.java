@@ -59,7 +59,7 @@ public final class ClientHostFiles {
     }
 
     /** A path as a step names it: relative to /etc/etcd/pki there, else whole. */
-    static String shown(String path) {
+    public static String shown(String path) {
         return path.startsWith(EtcdLayout.PKI_DIR + "/") ? path.substring(EtcdLayout.PKI_DIR.length() + 1) : path;
     }
 
@@ -118,10 +118,16 @@ public final class ClientHostFiles {
         return surplus(Set.of(), hostFiles, (path, have) -> pki.isPresent() && ours(pki.get(), path, have));
     }
 
+    /** Each pair key first, then the CA file it was trusted with: etcdwright's, then kubeadm's paths. */
+    private static final List<String> REMOVAL_ORDER = List.of(
+            HostCertificates.keyPath(HostCertificates.ADMIN), HostCertificates.certPath(HostCertificates.ADMIN),
+            HostCertificates.keyPath(HostCertificates.APISERVER), HostCertificates.certPath(HostCertificates.APISERVER),
+            HostCertificates.certPath(HostCertificates.CA), KubeadmPaths.KEY_FILE, KubeadmPaths.CERT_FILE, KubeadmPaths.CA_FILE);
+
     private static List<String> surplus(Set<String> kept, Map<String, FileState> hostFiles,
                                         java.util.function.BiPredicate<String, FileState> ours) {
         List<String> paths = new ArrayList<>();
-        for (String path : ClientHostFacts.allPaths()) {
+        for (String path : REMOVAL_ORDER) {
             FileState have = hostFiles.getOrDefault(path, FileState.missing(path));
             if (!have.exists() || kept.contains(path)) {
                 continue;
