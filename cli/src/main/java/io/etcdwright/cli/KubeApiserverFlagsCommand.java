@@ -31,8 +31,9 @@ import java.util.concurrent.Callable;
         "One --flag=value per line, as kube-apiserver's manifest takes them (each an item of its command list:",
         "  - --etcd-servers=https://10.77.0.11:2379,...).",
         "Values are not shell-quoted: paste them into the manifest; do not eval this output.",
-        "Paths are where the hosts named in the spec's clients.kube-apiserver hold its client certificate (a stacked",
-        "control plane); with no host named there, a warning says so (no host holds them: members do not by default);",
+        "Paths are where the hosts named in the spec's clients.kube-apiserver hold its client certificate, in its layout",
+        "(etcdwright: /etc/etcd/pki; kubeadm: /etc/kubernetes/pki, as kubeadm-config prints them); with no host named there,",
+        "a warning says so (no host holds them: members do not by default);",
         "--workstation-paths prints the workstation's copies instead, to copy elsewhere.",
         "-o json prints the same flags as one JSON object (flag name without dashes -> value).",
         "Plan and apply show when they change (a member added, removed or replaced, a move to TLS, a CA rotation phase)",
@@ -54,11 +55,25 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         DesiredState desired = DesiredStateLoader.load(input.inventory, input.spec);
+        // The same function makes both sides of the flag changes a plan shows, and kubeadm-config's document.
+        Map<String, String> flags = flags(desired, workstationPaths, spec.commandLine().getErr(), input.spec.toString());
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(output == OutputFormat.json ? Json.write(document(flags)) + "\n" : flagLines(flags));
+        return Main.OK;
+    }
+
+    /**
+     * kube-apiserver's flags for {@code desired}: its members' client URLs, and with TLS the files
+     * at the paths of the spec's clients.kube-apiserver.layout on the hosts it names (or the
+     * workstation's copies); what is worth a warning goes to {@code err}. What kube-apiserver-flags
+     * and kubeadm-config print, so the two never disagree.
+     */
+    static Map<String, String> flags(DesiredState desired, boolean workstationPaths, PrintWriter err, String specFile) {
         var layout = Layouts.of(desired);
         Optional<KubeApiserverFlags.Files> files;
         if (desired.spec().tls().transport().clients() == Tls.Mode.PLAINTEXT) {
             // Plain HTTP: kube-apiserver needs no CA or client certificate (and would be told a lie by them).
-            spec.commandLine().getErr().println("warning: tls.transport.clients is plaintext in " + input.spec + ": kube-apiserver"
+            err.println("warning: tls.transport.clients is plaintext in " + specFile + ": kube-apiserver"
                     + " talks to etcd unauthenticated; set mutual-tls to move the cluster to TLS");
             files = Optional.empty();
         } else if (workstationPaths) {
@@ -67,18 +82,15 @@ final class KubeApiserverFlagsCommand implements Callable<Integer> {
             files = Optional.of(new KubeApiserverFlags.Files(pki.trustedCaFile().toAbsolutePath().toString(),
                     pair.cert().toAbsolutePath().toString(), pair.key().toAbsolutePath().toString()));
         } else {
+            KubeApiserverFlags.Files onHosts = KubeApiserverFlags.Files.onHosts(desired.spec().clients().kubeApiserverLayout());
             if (desired.clientHosts(ClientKeys.KUBE_APISERVER).isEmpty()) {
-                spec.commandLine().getErr().println("warning: clients.kube-apiserver in " + input.spec + " names no host, so no"
-                        + " host holds " + HostCertificates.keyPath(HostCertificates.APISERVER) + ": name the control plane's"
+                err.println("warning: clients.kube-apiserver in " + specFile + " names no host, so no"
+                        + " host holds " + onHosts.keyFile() + ": name the control plane's"
                         + " hosts there, or copy the workstation's (--workstation-paths)");
             }
-            files = Optional.of(KubeApiserverFlags.Files.ON_HOSTS);
+            files = Optional.of(onHosts);
         }
-        // The same function makes both sides of the flag changes a plan shows.
-        Map<String, String> flags = KubeApiserverFlags.flags(Endpoints.clientUrls(desired.members(), layout), files);
-        PrintWriter out = spec.commandLine().getOut();
-        out.print(output == OutputFormat.json ? Json.write(document(flags)) + "\n" : flagLines(flags));
-        return Main.OK;
+        return KubeApiserverFlags.flags(Endpoints.clientUrls(desired.members(), layout), files);
     }
 
     /**

@@ -17,7 +17,7 @@ public final class Main {
     private static final List<Class<?>> SUBCOMMANDS = List.of(ValidateCommand.class, FactsCommand.class, PlanCommand.class,
             ApplyCommand.class, StatusCommand.class, CertsCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
             DefragCommand.class, UnlockCommand.class, StateCommand.class,
-            ClientEnvCommand.class, KubeApiserverFlagsCommand.class, DestroyCommand.class, VersionCommand.class,
+            ClientEnvCommand.class, KubeApiserverFlagsCommand.class, KubeadmConfigCommand.class, DestroyCommand.class, VersionCommand.class,
             ImportCommand.class, WatchCommand.class, RolloutCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class);
 
     public static final int OK = 0;

@@ -280,6 +280,7 @@ class BadInputCorpusTest {
         commands.add(new String[]{"status", "-i", i, "-f", f, "--timeout", "2"});
         commands.add(new String[]{"client-env", "-i", i, "-f", f});
         commands.add(new String[]{"kube-apiserver-flags", "-i", i, "-f", f});
+        commands.add(new String[]{"kubeadm-config", "-i", i, "-f", f});
         commands.add(concat(new String[]{"destroy", "-i", i, "-f", f, "--yes", "--wipe-data"}, HOST_OPTIONS));
         return commands;
     }

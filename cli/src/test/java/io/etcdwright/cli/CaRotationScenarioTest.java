@@ -361,6 +361,56 @@ class CaRotationScenarioTest {
         assertTrue(drop.reason().startsWith("ca.crt differs from ca.crt"), drop.reason());
     }
 
+    private Plan planWithKubeadmClientHost(UnaryOperator<Map<String, EtcdHostFacts>> edit, Map<String, FileState> h4) throws IOException {
+        Path written = home.resolve("rotated-kubeadm.yaml");
+        Files.writeString(written, Files.readString(home.resolve("rotated.yaml"))
+                + "clients:\n  kube-apiserver: {hosts: [h4], layout: kubeadm}\n");
+        return scenarios.plan(new Scenario("converged", home.resolve("rotated-kubeadm").toString()), pkiDir, edit,
+                new io.etcdwright.modules.pki.ClientHostFacts(Map.of("h4", h4), Map.of()));
+    }
+
+    private Map<String, FileState> h4HoldingForKubeadm(Path ca, Path cert) throws IOException {
+        ClusterPki.LocalPair pair = pki.clientPair(HostCertificates.APISERVER);
+        String caPath = io.etcdwright.modules.pki.KubeadmPaths.CA_FILE;
+        String certPath = io.etcdwright.modules.pki.KubeadmPaths.CERT_FILE;
+        String keyPath = io.etcdwright.modules.pki.KubeadmPaths.KEY_FILE;
+        return Map.of(caPath, ClientHostsScenarioTest.file(caPath, ca, "644", true),
+                certPath, ClientHostsScenarioTest.file(certPath, cert, "644", true),
+                keyPath, ClientHostsScenarioTest.file(keyPath, pair.key(), "600", false));
+    }
+
+    @Test
+    void inKubeadmsLayoutTheBundleAndTheNewPairGoToKubeadmsPaths() throws Exception {
+        Path oldCaFile = Files.copy(pki.caCertFile(), home.resolve("old-ca.crt"));
+        Path oldCert = Files.copy(pki.clientPair(HostCertificates.APISERVER).cert(), home.resolve("old-apiserver.crt"));
+        String kubeadmCa = io.etcdwright.modules.pki.KubeadmPaths.CA_FILE;
+
+        Plan one = planWithKubeadmClientHost(hosts -> hosts, h4HoldingForKubeadm(oldCaFile, oldCert));
+        Step trust = step(one, "h4/client-files");
+        assertTrue(trust.reason().startsWith(kubeadmCa + " differs from ca-bundle.crt"), trust.reason());
+        assertTrue(clientLines(one).stream().allMatch(l -> l.startsWith("~ kube-apiserver on h4 --etcd-cafile: " + kubeadmCa + ":")),
+                clientLines(one).toString());
+
+        // Phase 2: h4 holds the bundle at kubeadm's path and the old CA's certificate: it gets the new one there.
+        X509Certificate fresh = newGeneration();
+        List<X509Certificate> bundle = List.of(oldCa, fresh);
+        pki.rotation().begin(List.of(oldCa), fresh);
+        UnaryOperator<Map<String, EtcdHostFacts>> trusting = hosts -> edit(hosts, Map.of("h1", f -> ca(f, bundle, true),
+                "h2", f -> ca(f, bundle, true), "h3", f -> ca(f, bundle, true)));
+        Plan two = planWithKubeadmClientHost(trusting, h4HoldingForKubeadm(pki.rotation().bundle(), oldCert));
+        Step reissue = step(two, "h4/client-files");
+        assertEquals(List.of("cluster/ca-reissue-clients"), reissue.after());
+        assertTrue(reissue.reason().contains("kube-apiserver-etcd-client.crt issued by the old CA"), reissue.reason());
+        assertTrue(clientLines(two).get(0).startsWith("~ kube-apiserver on h4 --etcd-certfile: "
+                + io.etcdwright.modules.pki.KubeadmPaths.CERT_FILE + ": -issued by " + OLD), clientLines(two).toString());
+
+        // Its new certificate there (issued by the new CA): nothing more for h4 in phase 2.
+        reissueOnWorkstation();
+        Plan done = planWithKubeadmClientHost(trusting, h4HoldingForKubeadm(pki.rotation().bundle(),
+                pki.clientPair(HostCertificates.APISERVER).cert()));
+        assertTrue(shape(done).stream().noneMatch(l -> l.startsWith("h4/")), shape(done).toString());
+    }
+
     // ---- kube-apiserver's etcd flags through the phases ----
 
     private static final String OLD = "\"etcd CA for cluster scn\" (sha256 9f33051e)";

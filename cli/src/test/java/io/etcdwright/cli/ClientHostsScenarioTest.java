@@ -191,4 +191,92 @@ class ClientHostsScenarioTest {
                 + " inventory: run 'rm -f -- " + CA)), plan.warnings().toString());
         assertEquals(List.of("h4", "cp9"), pki.clientHosts().hosts(), "both stay recorded");
     }
+
+    // ---- clients.kube-apiserver.layout: kubeadm (kubeadm's external etcd paths) ----
+
+    private static final String KUBEADM_CA = io.etcdwright.modules.pki.KubeadmPaths.CA_FILE;
+    private static final String KUBEADM_CERT = io.etcdwright.modules.pki.KubeadmPaths.CERT_FILE;
+    private static final String KUBEADM_KEY = io.etcdwright.modules.pki.KubeadmPaths.KEY_FILE;
+
+    private Scenario kubeadm() throws IOException {
+        String three = Files.readString(PlannerScenarios.DIR.resolve("three.yaml"));
+        Files.writeString(home.resolve("kubeadm.yaml"), three + "clients:\n  kube-apiserver: {hosts: [h4], layout: kubeadm}\n");
+        return new Scenario("converged", home.resolve("kubeadm").toString());
+    }
+
+    /** h4 holding the workstation's CA and kube-apiserver pair at kubeadm's paths, as kubeadm's pkiutil writes them. */
+    private Map<String, FileState> landedForKubeadm() throws IOException {
+        Map<String, FileState> files = new LinkedHashMap<>();
+        files.put(KUBEADM_CA, file(KUBEADM_CA, pki.caCertFile(), "644", true));
+        files.put(KUBEADM_CERT, file(KUBEADM_CERT, pki.clientPair(HostCertificates.APISERVER).cert(), "644", true));
+        files.put(KUBEADM_KEY, file(KUBEADM_KEY, pki.clientPair(HostCertificates.APISERVER).key(), "600", false));
+        return files;
+    }
+
+    @Test
+    void theKubeadmLayoutPutsTheCaAndThePairWhereKubeadmsExternalEtcdReadsThem() throws IOException {
+        Plan plan = plan(kubeadm(), h4(Map.of()));
+        assertEquals(List.of("h4/client-files"), PlannerScenarios.shape(plan));
+        Step step = step(plan, "h4/client-files");
+        assertEquals("client certificates for h4 (kube-apiserver-etcd-client at kubeadm's paths; runs no member)", step.summary());
+        assertTrue(step.reason().startsWith(KUBEADM_CA + " missing on host; " + KUBEADM_CERT + " missing on host; "
+                + KUBEADM_KEY + " missing on host"), step.reason());
+        assertTrue(!step.reason().contains("/etc/etcd/pki") && !step.reason().contains("ca.crt missing on host; kube-apiserver"),
+                "nothing in etcdwright's directory: " + step.reason());
+        assertEquals(io.etcdwright.engine.plan.SafetyClass.CHANGE, step.safety());
+        // Landed as kubeadm makes them: nothing more to do; a key kubeadm would have written 0600 left open is fixed.
+        assertEquals(List.of(), PlannerScenarios.shape(plan(kubeadm(), h4(landedForKubeadm()))));
+        Map<String, FileState> open = new LinkedHashMap<>(landedForKubeadm());
+        open.put(KUBEADM_KEY, new FileState(KUBEADM_KEY, true, open.get(KUBEADM_KEY).sha256(), "644", "root", "root", 1, Optional.empty()));
+        Step fix = step(plan(kubeadm(), h4(open)), "h4/client-files");
+        assertTrue(fix.reason().startsWith(KUBEADM_KEY + " mode/owner 644 root:root"), fix.reason());
+        assertEquals(io.etcdwright.engine.plan.SafetyClass.ROUTINE, fix.safety());
+    }
+
+    @Test
+    void movingToTheKubeadmLayoutMovesTheFilesAndKubeApiserversFlags() throws IOException {
+        pki.clientHosts().add("h4");
+        Plan plan = plan(kubeadm(), h4(landed()));
+        Step step = step(plan, "h4/client-files");
+        assertTrue(step.reason().startsWith(KUBEADM_CA + " missing on host;"), step.reason());
+        for (String gone : List.of("kube-apiserver-etcd-client.key no longer named for h4", "kube-apiserver-etcd-client.crt no longer"
+                + " named for h4", "ca.crt no longer named for h4")) {
+            assertTrue(step.reason().contains(gone), step.reason());
+        }
+        List<String> lines = plan.clients().stream().map(io.etcdwright.engine.plan.ClientChange::line).toList();
+        assertTrue(lines.contains("~ kube-apiserver on h4 --etcd-cafile: -" + CA + " +" + KUBEADM_CA), lines.toString());
+        assertTrue(lines.contains("~ kube-apiserver on h4 --etcd-keyfile: -" + KEY + " +" + KUBEADM_KEY), lines.toString());
+        // Back to etcdwright's layout: what etcdwright put at kubeadm's paths goes, and only that.
+        Map<String, FileState> both = new LinkedHashMap<>(landed());
+        both.putAll(landedForKubeadm());
+        Step back = step(plan(named, h4(both)), "h4/client-files");
+        for (String gone : List.of(KUBEADM_KEY, KUBEADM_CERT, KUBEADM_CA)) {
+            assertTrue(back.reason().contains(gone + " no longer named for h4"), back.reason());
+        }
+        Map<String, FileState> kubeadmsOwn = new LinkedHashMap<>(landed());
+        kubeadmsOwn.put(KUBEADM_CA, new FileState(KUBEADM_CA, true, "0".repeat(64), "644", "root", "root", 1, Optional.of("kubeadm's own CA")));
+        assertEquals(List.of(), PlannerScenarios.shape(plan(named, h4(kubeadmsOwn))),
+                "a CA file at kubeadm's path that etcdwright did not put there is kubeadm's: left alone");
+    }
+
+    @Test
+    void aRenewedClientCertificateGoesToKubeadmsPathInTheSameApply() throws IOException {
+        Plan plan = scenarios.plan(kubeadm().after(java.time.Duration.ofDays(340)), pkiDir, hosts -> hosts, h4(landedForKubeadm()));
+        Step step = step(plan, "h4/client-files");
+        assertTrue(step.after().contains("cluster/clients"), step.after().toString());
+        assertTrue(step.reason().contains("kube-apiserver-etcd-client: "), step.reason());
+        assertTrue(step.summary().contains("at kubeadm's paths"), step.summary());
+    }
+
+    @Test
+    void destroyRemovesWhatItPutAtKubeadmsPathsAndNothingElseThere() throws IOException {
+        pki.clientHosts().add("h4");
+        ClusterRun.Facts facts = scenarios.facts(named);
+        Map<String, FileState> files = new LinkedHashMap<>(landedForKubeadm());
+        files.put(KUBEADM_CA, new FileState(KUBEADM_CA, true, "0".repeat(64), "644", "root", "root", 1, Optional.of("kubeadm's own CA")));
+        Plan plan = io.etcdwright.modules.teardown.TeardownPlanner.plan("c", facts.byHost(), facts.unreachable(),
+                io.etcdwright.modules.EtcdLayout.DEFAULT, false, h4(files), pki.clientHosts(), Optional.of(pki));
+        assertEquals("remove " + KUBEADM_KEY + ", " + KUBEADM_CERT + " (client files; runs no member)",
+                step(plan, "h4/client-files").summary());
+    }
 }

@@ -173,7 +173,7 @@ class InvalidInputTest {
     @Test
     void everyCommandHasHelp() {
         for (String command : new String[]{"validate", "facts", "plan", "apply", "status", "client-env",
-                "kube-apiserver-flags", "destroy"}) {
+                "kube-apiserver-flags", "kubeadm-config", "destroy"}) {
             Result r = run(command, "--help");
             assertEquals(0, r.code(), command + ": " + r.err());
             assertTrue(r.out().startsWith("Usage: etcdwright " + command), r.out());

@@ -68,7 +68,7 @@ class NoSecretsInErrorsTest {
                   pki:
                     extraSans: [%s]
                 """.formatted(quoted(pem), quoted(pem)));
-        for (String command : List.of("validate", "facts", "plan", "status", "client-env", "kube-apiserver-flags", "destroy")) {
+        for (String command : List.of("validate", "facts", "plan", "status", "client-env", "kube-apiserver-flags", "kubeadm-config", "destroy")) {
             String[] args = command.equals("destroy")
                     ? new String[]{command, "-i", inventory.toString(), "-f", spec.toString(), "--yes"}
                     : new String[]{command, "-i", inventory.toString(), "-f", spec.toString()};

@@ -104,7 +104,7 @@ public final class LockedRun implements AutoCloseable {
     public Plan teardown(boolean wipeData) {
         ClusterRun.Facts facts = run.gatherWithClientHosts();
         return TeardownPlanner.plan(run.desired().spec().name(), facts.byHost(), facts.unreachable(), run.layout(), wipeData,
-                facts.clientHosts(), run.pki().clientHosts());
+                facts.clientHosts(), run.pki().clientHosts(), java.util.Optional.of(run.pki()));
     }
 
     /**

@@ -20,12 +20,14 @@ final class ClientTargetsCheck {
     private final ClusterSpec spec;
     private final Inventory inventory;
     private final Problems problems;
+    private final List<Member> members;
 
     ClientTargetsCheck(YamlDocument document, ClusterSpec spec, Inventory inventory, List<Member> members, Problems problems) {
         this.document = document;
         this.spec = spec;
         this.inventory = inventory;
         this.problems = problems;
+        this.members = members;
     }
 
     void check() {
@@ -55,5 +57,29 @@ final class ClientTargetsCheck {
                 }
             }
         });
+        kubeadmLayout();
+    }
+
+    /**
+     * kubeadm's layout is for a control plane beside an external etcd: a host that runs a member
+     * holds kube-apiserver's pair beside the member's own certificates in /etc/etcd/pki, and
+     * kubeadm's /etc/kubernetes/pki/etcd is where a kubeadm-run etcd keeps its own CA.
+     */
+    private void kubeadmLayout() {
+        FieldPath layout = FieldPath.of("clients", ClientKeys.KUBE_APISERVER, "layout");
+        ClientKeys.Targets targets = spec.clients().targets().get(ClientKeys.KUBE_APISERVER);
+        if (targets == null || spec.clients().kubeApiserverLayout() != ClientKeys.Layout.KUBEADM
+                || problems.hasErrorAround(document.file(), FieldPath.of("clients", ClientKeys.KUBE_APISERVER))) {
+            return;
+        }
+        java.util.Set<String> named = new java.util.LinkedHashSet<>(targets.hosts());
+        targets.groups().forEach(g -> inventory.hostsOf(g).forEach(h -> named.add(h.name())));
+        List<String> stacked = members.stream().filter(m -> named.contains(m.host().name()))
+                .map(m -> m.host().name() + " (member " + m.name() + ")").toList();
+        if (!stacked.isEmpty()) {
+            problems.error(document, layout, "kubeadm is for control-plane hosts that run no member (kubeadm's external etcd),"
+                    + " but clients.kube-apiserver names " + Listing.of(stacked) + ": name only the control plane's own hosts,"
+                    + " or use layout etcdwright (the pair in /etc/etcd/pki beside the member's certificates)");
+        }
     }
 }

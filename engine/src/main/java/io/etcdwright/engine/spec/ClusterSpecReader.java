@@ -284,7 +284,10 @@ final class ClusterSpecReader {
                 targets.put(client, new ClientKeys.Targets(texts(at.key("hosts")), texts(at.key("groups"))));
             }
         }
-        return new ClientKeys(targets);
+        // An unknown label is refused by the schema; the default is etcdwright's own layout.
+        ClientKeys.Layout layout = text(FieldPath.of("clients", ClientKeys.KUBE_APISERVER, "layout")).flatMap(ClientKeys.Layout::of)
+                .orElse(ClientKeys.Layout.ETCDWRIGHT);
+        return new ClientKeys(targets, layout);
     }
 
     private List<String> texts(FieldPath path) {

@@ -13,6 +13,7 @@ import io.etcdwright.modules.pki.CaRotationFiles;
 import io.etcdwright.modules.pki.CaRotationFiles.Phase;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.pki.KubeadmPaths;
 import io.etcdwright.modules.pki.PkiSteps;
 
 import java.io.IOException;
@@ -279,10 +280,12 @@ final class CaRotationPlanner {
         // The client pairs just issued go to the hosts that hold them without running a member, with the bundle.
         clientHosts.deliver(List.of(clients), files.bundle(), "CA rotation 2/3: client certificates from the new CA",
                 CLIENT_REISSUE, (roles, hostFiles) -> roles.stream()
-                        .filter(role -> rotation.newCa().isEmpty() || !hostFiles.containsKey(HostCertificates.certPath(role))
-                                || hostFiles.get(HostCertificates.certPath(role)).content()
-                                .map(pem -> !CaRotation.issuedBy(pem, HostCertificates.certPath(role), rotation.newCa().get()))
-                                .orElse(true))
+                        .filter(role -> {
+                            // Where the host holds the role's certificate: kube-apiserver's at its layout's path.
+                            String cert = KubeadmPaths.certPath(role, in.desired().spec().clients().kubeApiserverLayout());
+                            return rotation.newCa().isEmpty() || !hostFiles.containsKey(cert) || hostFiles.get(cert).content()
+                                    .map(pem -> !CaRotation.issuedBy(pem, cert, rotation.newCa().get())).orElse(true);
+                        })
                         .map(role -> role + ".crt issued by the old CA").toList());
         for (Member m : in.desired().members()) {
             String host = m.host().name();

@@ -5,6 +5,7 @@ import io.etcdwright.engine.inventory.InventoryHost;
 import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.spec.ClientKeys;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.modules.pki.CertificateVerdict;
 import io.etcdwright.modules.pki.ClientHostFacts;
@@ -76,10 +77,11 @@ final class ClientHostSteps {
                 continue; // unreachable or not asked: warned about
             }
             Set<String> roles = HostCertificates.clientRoles(desired, host);
-            List<String> reasons = new ArrayList<>(ClientHostFiles.differences(pki, roles, caFile, files));
+            ClientKeys.Layout layout = desired.spec().clients().kubeApiserverLayout();
+            List<String> reasons = new ArrayList<>(ClientHostFiles.differences(pki, roles, caFile, layout, files));
             reasons.addAll(due.apply(roles, files));
-            List<String> surplus = ClientHostFiles.surplus(roles, files);
-            surplus.forEach(p -> reasons.add(p.substring(p.lastIndexOf('/') + 1) + " no longer named for " + host));
+            List<String> surplus = ClientHostFiles.surplus(pki, roles, layout, files);
+            surplus.forEach(p -> reasons.add(ClientHostFiles.shown(p) + " no longer named for " + host));
             if (reasons.isEmpty()) {
                 continue;
             }
@@ -88,19 +90,20 @@ final class ClientHostSteps {
             // Copies that differ from the workstation's (a renewal handed on, a hand edit) or in mode: routine.
             // A file missing (the spec's clients names the host anew, or it was removed) or one no longer named: the
             // facts cannot tell a spec edit from a host's, so a change.
-            List<String> paths = new ArrayList<>(List.of(HostCertificates.certPath(HostCertificates.CA)));
-            roles.forEach(r -> paths.addAll(List.of(HostCertificates.certPath(r), HostCertificates.keyPath(r))));
+            List<String> paths = ClientHostFiles.paths(pki, roles, layout);
             boolean missing = paths.stream().anyMatch(p -> !files.containsKey(p) || !files.get(p).exists());
             Step step = Step.on(host, "pki", "client-files").kind(any ? ChangeKind.UPDATE : ChangeKind.CREATE)
                     .safety(missing || !surplus.isEmpty() ? io.etcdwright.engine.plan.SafetyClass.CHANGE : io.etcdwright.engine.plan.SafetyClass.ROUTINE)
-                    .summary(summary + " for " + host + " (" + String.join(", ", roles) + "; runs no member)")
+                    .summary(summary + " for " + host + " (" + String.join(", ", roles)
+                            + (layout == ClientKeys.Layout.KUBEADM && roles.contains(HostCertificates.APISERVER)
+                            ? " at kubeadm's paths" : "") + "; runs no member)")
                     .reason(String.join("; ", unique) + "; " + note)
                     .observed(digest(files))
                     .after(after)
                     .does(ctx -> {
                         // Recorded first: an apply killed after the files went out still knows to remove them later.
                         boolean changed = record.add(host);
-                        changed |= ClientHostFiles.land(ctx.session(), pki, roles, caFile, files);
+                        changed |= ClientHostFiles.land(ctx.session(), pki, roles, caFile, layout, files);
                         if (!surplus.isEmpty()) {
                             changed |= ClientHostFiles.remove(ctx.session(), surplus);
                         }
@@ -150,7 +153,7 @@ final class ClientHostSteps {
             if (files == null) {
                 continue; // unreachable: warned about
             }
-            List<String> surplus = ClientHostFiles.surplus(Set.of(), files);
+            List<String> surplus = ClientHostFiles.surplus(pki, Set.of(), desired.spec().clients().kubeApiserverLayout(), files);
             Step step = Step.on(host, "pki", "client-keys").kind(ChangeKind.DELETE).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                     .summary(surplus.isEmpty() ? "forget " + host + " as a client host (it holds no client files)"
                             : "remove " + String.join(", ", surplus))
@@ -168,18 +171,18 @@ final class ClientHostSteps {
             removed.add(step);
         }
         if (!gone.isEmpty()) {
-            String paths = String.join(" ", ClientHostFacts.allPaths());
+            String paths = ClientHostFiles.removalAdvice();
             Step forget = Step.cluster("pki", "client-hosts-gone").kind(ChangeKind.DELETE).safety(io.etcdwright.engine.plan.SafetyClass.CHANGE)
                     .summary("forget client host" + (gone.size() == 1 ? " " : "s ") + String.join(", ", gone)
                             + " (no longer in the inventory)")
                     .reason("given client files by an earlier apply, now in no inventory, so not reachable from here: run"
-                            + " 'rm -f -- " + paths + "' there yourself if the host still exists")
+                            + " " + paths + " there yourself if the host still exists")
                     .observed(String.join(" ", gone))
                     .after(after)
                     .does(ctx -> {
                         boolean changed = false;
                         for (String host : gone) {
-                            ctx.note(host + ": remove " + paths + " there (it is not in the inventory)");
+                            ctx.note(host + ": run " + paths + " there (it is not in the inventory)");
                             changed |= record.remove(host);
                         }
                         return changed ? Outcome.CHANGED : Outcome.OK;

@@ -7,6 +7,7 @@ import io.etcdwright.engine.spec.Member;
 import io.etcdwright.modules.membership.MemberStatus;
 import io.etcdwright.modules.pki.ClusterPki;
 import io.etcdwright.modules.pki.HostCertificates;
+import io.etcdwright.modules.pki.KubeadmPaths;
 
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -52,9 +53,35 @@ public final class KubeApiserverFlags {
 
     /** Where kube-apiserver reads its CA file and client pair. */
     public record Files(String caFile, String certFile, String keyFile) {
-        /** Where the hosts the spec's clients.kube-apiserver names hold them. */
-        public static final Files ON_HOSTS = new Files(HostCertificates.certPath(HostCertificates.CA),
-                HostCertificates.certPath(HostCertificates.APISERVER), HostCertificates.keyPath(HostCertificates.APISERVER));
+        /** Where the hosts the spec's clients.kube-apiserver names hold them in {@code layout} (its clients.kube-apiserver.layout). */
+        public static Files onHosts(ClientKeys.Layout layout) {
+            String role = HostCertificates.APISERVER;
+            return new Files(KubeadmPaths.caPath(role, layout), KubeadmPaths.certPath(role, layout), KubeadmPaths.keyPath(role, layout));
+        }
+    }
+
+    /** kubeadm's configuration API version (cmd/kubeadm/app/apis/kubeadm/v1beta4/register.go: kubeadm.k8s.io, v1beta4). */
+    public static final String KUBEADM_API_VERSION = "kubeadm.k8s.io/v1beta4";
+
+    /**
+     * kubeadm's ClusterConfiguration for an external etcd, made of {@link #flags} (so it and
+     * kube-apiserver-flags never disagree): etcd.external's endpoints (--etcd-servers, in order),
+     * and with TLS caFile, certFile and keyFile (v1beta4's ExternalEtcd, types.go). kubeadm gives
+     * kube-apiserver exactly these as --etcd-servers, --etcd-cafile, --etcd-certfile and --etcd-keyfile.
+     */
+    public static Map<String, Object> kubeadmClusterConfiguration(Map<String, String> flags) {
+        Map<String, Object> external = new LinkedHashMap<>();
+        external.put("endpoints", List.of(flags.get(SERVERS).split(",")));
+        if (flags.containsKey(CA_FILE)) {
+            external.put("caFile", flags.get(CA_FILE));
+            external.put("certFile", flags.get(CERT_FILE));
+            external.put("keyFile", flags.get(KEY_FILE));
+        }
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("apiVersion", KUBEADM_API_VERSION);
+        doc.put("kind", "ClusterConfiguration");
+        doc.put("etcd", Map.of("external", external));
+        return doc;
     }
 
     /** The flags, by name without dashes: the members' client URLs, and with TLS the CA file and the client pair. */
@@ -74,9 +101,9 @@ public final class KubeApiserverFlags {
     }
 
     /** The flags' inputs at one moment: the client URLs, and (with TLS) what the files hold. */
-    private record Connection(List<String> servers, Optional<Trust> trust) {
+    private record Connection(List<String> servers, Optional<Trust> trust, Files files) {
         Map<String, String> flags() {
-            return KubeApiserverFlags.flags(servers, trust.map(t -> Files.ON_HOSTS));
+            return KubeApiserverFlags.flags(servers, trust.map(t -> files));
         }
 
         Optional<String> holds(String flag) {
@@ -100,15 +127,19 @@ public final class KubeApiserverFlags {
         }
         Optional<CaRotation> rotation = in.pki().readOnly() ? Optional.empty() : CaRotation.of(in.pki(), in.desired(), in.facts());
         int phasesDone = rotation.map(r -> r.phase().ordinal()).orElse(0);
-        Connection now = new Connection(listed(in), in.cluster().get().members().stream()
+        ClientKeys.Layout layout = in.desired().spec().clients().kubeApiserverLayout();
+        Optional<Trust> trustNow = in.cluster().get().members().stream()
                 .anyMatch(m -> m.clientUrls().stream().anyMatch(u -> u.startsWith("https://")))
-                ? Optional.of(trust(in.pki(), rotation, phasesDone)) : Optional.empty());
+                ? Optional.of(trust(in.pki(), rotation, phasesDone)) : Optional.empty();
         Connection planned = new Connection(Endpoints.clientUrls(in.desired().members(), in.layout()),
                 in.layout().transport().clientScheme().equals("https")
-                        ? Optional.of(trust(in.pki(), rotation, rotation.isPresent() ? phasesDone + 1 : 0)) : Optional.empty());
+                        ? Optional.of(trust(in.pki(), rotation, rotation.isPresent() ? phasesDone + 1 : 0)) : Optional.empty(),
+                Files.onHosts(layout));
         List<Optional<String>> hosts = in.desired().clientHosts(ClientKeys.KUBE_APISERVER).stream().map(Optional::of).toList();
         List<ClientChange> changes = new ArrayList<>();
         for (Optional<String> host : hosts.isEmpty() ? List.of(Optional.<String>empty()) : hosts) {
+            // Where the host holds the pair now: a layout edit moves kube-apiserver's files, so its paths change too.
+            Connection now = new Connection(listed(in), trustNow, Files.onHosts(host.flatMap(h -> layoutOn(in, h)).orElse(layout)));
             for (String flag : List.of(SERVERS, CA_FILE, CERT_FILE, KEY_FILE)) {
                 Optional<String> before = Optional.ofNullable(now.flags().get(flag));
                 Optional<String> after = Optional.ofNullable(planned.flags().get(flag));
@@ -140,6 +171,26 @@ public final class KubeApiserverFlags {
             }
         }
         return urls;
+    }
+
+    /**
+     * The layout a host that runs no member holds kube-apiserver's pair in, when its files say so
+     * (the certificate at one layout's path and not at the other's); empty otherwise (a member's host,
+     * a host given nothing yet, or both).
+     */
+    private static Optional<ClientKeys.Layout> layoutOn(ConvergePlanner.Inputs in, String host) {
+        Map<String, io.etcdwright.engine.facts.FileState> files = in.clientHosts().files().get(host);
+        if (files == null) {
+            return Optional.empty();
+        }
+        boolean own = exists(files, HostCertificates.certPath(HostCertificates.APISERVER));
+        boolean kubeadm = exists(files, KubeadmPaths.CERT_FILE);
+        return own == kubeadm ? Optional.empty() : Optional.of(own ? ClientKeys.Layout.ETCDWRIGHT : ClientKeys.Layout.KUBEADM);
+    }
+
+    private static boolean exists(Map<String, io.etcdwright.engine.facts.FileState> files, String path) {
+        io.etcdwright.engine.facts.FileState f = files.get(path);
+        return f != null && f.exists();
     }
 
     /** Why a flag changes decides when: a move to TLS, a CA rotation's phase, else the members. */

@@ -10,8 +10,8 @@ import java.util.Set;
 
 /**
  * What the hosts that hold client files without running a member (a control plane beside an
- * external etcd) have of etcdwright's: the CA file and the admin and kube-apiserver client pairs,
- * asked in one round trip a host and nothing else (no etcd, no unit, no service is theirs).
+ * external etcd) have of etcdwright's: the CA file and the admin and kube-apiserver client pairs
+ * (at etcdwright's paths and at kubeadm's, {@link KubeadmPaths}), asked in one round trip a host and nothing else (no etcd, no unit, no service is theirs).
  *
  * @param files       each reached host's files, by host
  * @param unreachable each host that was asked and not reached, with why
@@ -19,10 +19,10 @@ import java.util.Set;
 public record ClientHostFacts(Map<String, Map<String, FileState>> files, Map<String, String> unreachable) {
     public static final ClientHostFacts NONE = new ClientHostFacts(Map.of(), Map.of());
 
-    /** Certificates read back (they are public), keys by digest only. */
+    /** Certificates read back (they are public), keys by digest only; kubeadm's paths after etcdwright's. */
     public static final FilesProbe PROBE = new FilesProbe("client_files", paths(),
             Set.of(HostCertificates.certPath(HostCertificates.CA), HostCertificates.certPath(HostCertificates.ADMIN),
-                    HostCertificates.certPath(HostCertificates.APISERVER)));
+                    HostCertificates.certPath(HostCertificates.APISERVER), KubeadmPaths.CA_FILE, KubeadmPaths.CERT_FILE));
 
     public ClientHostFacts {
         files = Map.copyOf(new LinkedHashMap<>(files));
@@ -32,7 +32,8 @@ public record ClientHostFacts(Map<String, Map<String, FileState>> files, Map<Str
     private static List<String> paths() {
         return List.of(HostCertificates.certPath(HostCertificates.CA),
                 HostCertificates.certPath(HostCertificates.ADMIN), HostCertificates.keyPath(HostCertificates.ADMIN),
-                HostCertificates.certPath(HostCertificates.APISERVER), HostCertificates.keyPath(HostCertificates.APISERVER));
+                HostCertificates.certPath(HostCertificates.APISERVER), HostCertificates.keyPath(HostCertificates.APISERVER),
+                KubeadmPaths.CA_FILE, KubeadmPaths.CERT_FILE, KubeadmPaths.KEY_FILE);
     }
 
     /** Every path the probe asks for: what a host that holds nothing any more must not have. */

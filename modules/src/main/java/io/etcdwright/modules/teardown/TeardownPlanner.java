@@ -15,6 +15,7 @@ import io.etcdwright.modules.data.DataDirWipe;
 import io.etcdwright.modules.pki.ClientHostFacts;
 import io.etcdwright.modules.pki.ClientHostFiles;
 import io.etcdwright.modules.pki.ClientHostsRecord;
+import io.etcdwright.modules.pki.ClusterPki;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +61,16 @@ public final class TeardownPlanner {
      */
     public static Plan plan(String clusterName, Map<String, EtcdHostFacts> facts, Map<String, String> unreachable,
                             EtcdLayout layout, boolean wipeData, ClientHostFacts clients, ClientHostsRecord record) {
+        return plan(clusterName, facts, unreachable, layout, wipeData, clients, record, java.util.Optional.empty());
+    }
+
+    /**
+     * As above, with the workstation's PKI: what a client host holds at kubeadm's paths is removed
+     * when it is the workstation's (etcdwright put it there); without it, nothing there is.
+     */
+    public static Plan plan(String clusterName, Map<String, EtcdHostFacts> facts, Map<String, String> unreachable,
+                            EtcdLayout layout, boolean wipeData, ClientHostFacts clients, ClientHostsRecord record,
+                            java.util.Optional<ClusterPki> pki) {
         if (!unreachable.isEmpty()) {
             List<io.etcdwright.engine.plan.Refusal> refusals = new ArrayList<>();
             unreachable.forEach((host, why) -> refusals.add(new io.etcdwright.engine.plan.Refusal("unreachable-host", host,
@@ -152,7 +163,7 @@ public final class TeardownPlanner {
                 }
             }
         }
-        clientFiles(clients, record, facts.keySet(), steps, warnings);
+        clientFiles(clients, record, pki, facts.keySet(), steps, warnings);
         // Destroys the cluster: only ever a person's.
         return new Plan(clusterName, steps, List.of(), warnings).atLeast(SafetyClass.NEVER);
     }
@@ -163,12 +174,12 @@ public final class TeardownPlanner {
      * after them. A host that cannot be reached is warned about and stays recorded: a teardown
      * of the members must not wait on a control plane host, and a destroy run again finds it.
      */
-    private static void clientFiles(ClientHostFacts clients, ClientHostsRecord record, Set<String> memberHosts,
-                                    List<Step> steps, List<String> warnings) {
-        String paths = String.join(" ", ClientHostFacts.allPaths());
+    private static void clientFiles(ClientHostFacts clients, ClientHostsRecord record, java.util.Optional<ClusterPki> pki,
+                                    Set<String> memberHosts, List<Step> steps, List<String> warnings) {
+        String paths = ClientHostFiles.removalAdvice();
         List<String> recorded = record.hosts();
         clients.files().keySet().stream().sorted().forEach(host -> {
-            List<String> surplus = ClientHostFiles.surplus(Set.of(), clients.files().get(host));
+            List<String> surplus = ClientHostFiles.all(pki, clients.files().get(host));
             if (surplus.isEmpty() && !recorded.contains(host)) {
                 return;
             }
@@ -186,11 +197,11 @@ public final class TeardownPlanner {
         });
         new java.util.TreeMap<>(clients.unreachable()).forEach((host, why) -> warnings.add("client host " + host
                 + " could not be reached (" + why + "): its client files stay there; destroy again once it answers, or run"
-                + " 'rm -f -- " + paths + "' there yourself"));
+                + " " + paths + " there yourself"));
         for (String host : recorded) {
             if (!memberHosts.contains(host) && !clients.files().containsKey(host) && !clients.unreachable().containsKey(host)) {
-                warnings.add("client host " + host + " was given client files but is not in the inventory: run 'rm -f -- "
-                        + paths + "' there yourself if it still exists");
+                warnings.add("client host " + host + " was given client files but is not in the inventory: run "
+                        + paths + " there yourself if it still exists");
             }
         }
     }
