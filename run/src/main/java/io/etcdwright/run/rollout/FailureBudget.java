@@ -1,6 +1,10 @@
 package io.etcdwright.run.rollout;
 
-/** Interim: replaced by the rollout-parts branch. */
+/**
+ * How many clusters of one wave may fail with the rollout going on, {@code --max-failures N|P%}
+ * (default 0), with Ansible's {@code max_fail_percentage} meaning: the budget is exceeded when
+ * the failures are more than it allows; a percentage is of the wave's size, rounded down.
+ */
 public final class FailureBudget {
     private final int count;
     private final int percent;

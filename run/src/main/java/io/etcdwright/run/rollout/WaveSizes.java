@@ -3,7 +3,12 @@ package io.etcdwright.run.rollout;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Interim: replaced by the rollout-parts branch. */
+/**
+ * The sizes of a rollout's waves, {@code --waves 1,5,25%}, with Ansible's {@code serial} meaning:
+ * each entry the size of the next wave, the last entry repeating; a percentage is of all the
+ * clusters, rounded down, at least 1; a wave never takes more than is left, so the last one takes
+ * the remainder (30% of 20 clusters: 6, 6, 6, 2).
+ */
 public final class WaveSizes {
     private final List<String> entries;
 
