@@ -36,7 +36,7 @@ import java.util.concurrent.Callable;
 @Command(name = "rollout", description = {"Plan, follow, resume or abort a rollout: a change applied across many clusters in waves.",
         "A rollout starts with 'etcdwright apply' over several specs (-f more than once, or a directory)."},
         subcommands = {RolloutCommand.PlanRollout.class, RolloutCommand.Status.class, RolloutCommand.Resume.class,
-                RolloutCommand.Abort.class})
+                RolloutCommand.Abort.class, RolloutCommand.Report.class})
 final class RolloutCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -76,6 +76,12 @@ final class RolloutCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--no-lock: a rollout applies each cluster under its lock, as apply does");
         }
         RolloutRecord.Settings settings = options.settings(parallel);
+        if (options.wave != null) {
+            return startShard(loaded, options, settings, connection, lock, planSettings, yes, json, junit, detailedExitcode, out, err);
+        }
+        if (options.shard != null || options.shards != null) {
+            throw new IllegalArgumentException((options.shard != null ? "--shard" : "--shards") + " takes --wave K: a shard is part of one wave");
+        }
         String id = options.id();
         RolloutPlan plan = RolloutPlan.make(id, loaded.inputs(), loaded.clusters(), options.sizes(), settings,
                 new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty()));
@@ -100,6 +106,72 @@ final class RolloutCommand implements Callable<Integer> {
                     + "' follows it, 'etcdwright rollout resume " + id + "' resumes it if this process dies.");
             return walk(records, id, loaded, connection, lock, planSettings, json, junit, detailedExitcode, out, err);
         }
+    }
+
+    /**
+     * One shard of one wave ({@code apply --wave K --shard I/N}), as a CI matrix job or an Indexed
+     * Job's pod runs it: the waves computed from the inputs as every shard computes them, the gate
+     * of wave K-1 checked from the hosts (stateless: no record of the other shards is needed), then
+     * this shard's clusters of wave K rolled out as one wave, under a record of its own
+     * ({@code NAME-waveK-shardIofN}) whose JSON and JUnit {@code rollout report --merge} joins.
+     */
+    static int startShard(Loaded loaded, RolloutOptions options, RolloutRecord.Settings settings, ConnectionSettings connection,
+                          LockSettings lock, PlanSettings planSettings, boolean yes, boolean json, Path junit, boolean detailedExitcode,
+                          PrintWriter out, PrintWriter err) {
+        if (options.name == null) {
+            throw new IllegalArgumentException("--wave takes --rollout NAME: every shard of every wave names the same rollout");
+        }
+        String base = options.id();
+        java.util.OptionalInt total = options.shards == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(options.shards);
+        io.etcdwright.run.rollout.Shard shard = io.etcdwright.run.rollout.Shard.of(Optional.ofNullable(options.shard), total, System.getenv())
+                .orElse(new io.etcdwright.run.rollout.Shard(1, 1));
+        List<List<Integer>> waves = options.sizes().split(java.util.stream.IntStream.range(0, loaded.clusters().size()).boxed().toList());
+        int k = options.wave;
+        if (k < 1 || k > waves.size()) {
+            throw new IllegalArgumentException("--wave " + k + ": the rollout of " + loaded.clusters().size() + " clusters in waves "
+                    + settings.waves() + " has waves 1 to " + waves.size());
+        }
+        PrintWriter shown = json ? err : out;
+        if (k > 1) {
+            List<DesiredState> before = waves.get(k - 2).stream().map(i -> loaded.clusters().get(i)).toList();
+            List<String> problems = gateProblems(before, connection, planSettings);
+            if (!problems.isEmpty()) {
+                problems.forEach(p -> err.println("error: " + p));
+                err.println("Not started: wave " + (k - 1) + " has not passed its health gate (above); wave " + k
+                        + " waits for it. Nothing was changed.");
+                return Main.ERROR;
+            }
+            shown.println("Wave " + (k - 1) + " passed its health gate: " + before.size() + " clusters.");
+        }
+        List<Integer> mine = shard.take(waves.get(k - 1), i -> loaded.clusters().get(i).spec().name());
+        mine = mine.stream().sorted().toList();
+        String id = RolloutRecords.checkId(base + "-wave" + k + "-shard" + shard.index() + "of" + shard.total());
+        RolloutPlan plan = RolloutPlan.oneWave(id, k, mine.stream().map(i -> loaded.inputs().get(i)).toList(),
+                mine.stream().map(i -> loaded.clusters().get(i)).toList(), settings,
+                new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty()));
+        shown.println("Shard " + shard + " of wave " + k + ": " + plan.entries().size() + " of its " + waves.get(k - 1).size() + " clusters.");
+        RolloutReport.plan(plan, shown);
+        if (!plan.ready()) {
+            err.println("Not started: the shard's preconditions do not all hold (see above). Nothing was changed.");
+            return Main.ERROR;
+        }
+        if (!yes && plan.hasChanges() && !Confirmation.ask("Start shard " + shard + " of wave " + k + "?", shown)) {
+            err.println("Not started: no confirmation (pass --yes to skip the question).");
+            return Main.ERROR;
+        }
+        try (RolloutRecords records = RolloutRecords.of(loaded.clusters())) {
+            if (records.read(id).isEmpty()) {
+                records.create(plan.record(driver()));
+            }
+            return walk(records, id, loaded, connection, lock, planSettings, json, junit, detailedExitcode, out, err);
+        }
+    }
+
+    /** Every reason a cluster of {@code clusters} does not pass its health gate now, each prefixed with its name. */
+    static List<String> gateProblems(List<DesiredState> clusters, ConnectionSettings connection, PlanSettings planSettings) {
+        io.etcdwright.rollout.HealthGate gate = new io.etcdwright.rollout.HealthGate(connection, planSettings,
+                io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT);
+        return clusters.parallelStream().flatMap(d -> gate.problems(d).stream().map(p -> d.spec().name() + ": " + p)).toList();
     }
 
     static int walk(RolloutRecords records, String id, Loaded loaded, ConnectionSettings connection, LockSettings lock,
@@ -328,6 +400,71 @@ final class RolloutCommand implements Callable<Integer> {
                         : "The clusters not started are left untouched."));
                 return Main.OK;
             }
+        }
+    }
+
+    @Command(name = "report", description = {"Join the reports of a rollout's shards into one: the summary, one JSON document, one JUnit report.",
+            "Each FILE is a shard's -o json output (apply --wave K --shard I/N -o json)."})
+    static final class Report implements Callable<Integer> {
+        @Option(names = "--merge", required = true, arity = "1..*", paramLabel = "FILE", description = "The shards' JSON documents.")
+        List<Path> files;
+
+        @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "FORMAT", description = "text or json.")
+        OutputFormat output;
+
+        @Option(names = "--junit", paramLabel = "FILE", description = "Write the joined JUnit XML report: one test suite a wave.")
+        Path junit;
+
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            List<RolloutRecord> shards = new ArrayList<>();
+            for (Path f : files) {
+                shards.add(RolloutRecord.parse(java.nio.file.Files.readAllBytes(f), f.toString()));
+            }
+            return report(merge(shards, files), output == OutputFormat.json, junit, false, spec.commandLine().getOut());
+        }
+
+        /** The shards' records as one: every cluster once, the worst state, the rollout's own name. */
+        static RolloutRecord merge(List<RolloutRecord> shards, List<Path> files) {
+            Map<String, Path> seen = new LinkedHashMap<>();
+            List<RolloutRecord.Cluster> clusters = new ArrayList<>();
+            for (int i = 0; i < shards.size(); i++) {
+                for (RolloutRecord.Cluster c : shards.get(i).clusters()) {
+                    Path first = seen.putIfAbsent(c.name(), files.get(i));
+                    if (first != null) {
+                        throw new IllegalArgumentException(files.get(i) + ": cluster " + c.name() + " is also in " + first
+                                + ": a cluster is in one shard of one wave");
+                    }
+                    clusters.add(c);
+                }
+            }
+            clusters.sort(java.util.Comparator.comparingInt(RolloutRecord.Cluster::wave).thenComparing(RolloutRecord.Cluster::name));
+            RolloutState worst = RolloutState.DONE;
+            Optional<String> reason = Optional.empty();
+            for (RolloutRecord r : shards) {
+                if (severity(r.state()) > severity(worst)) {
+                    worst = r.state();
+                    reason = r.reason().map(w -> r.id() + ": " + w);
+                }
+            }
+            RolloutRecord first = shards.get(0);
+            String id = first.id().replaceFirst("-wave\\d+-shard\\d+of\\d+$", "");
+            Instant created = shards.stream().map(RolloutRecord::created).min(Instant::compareTo).orElseThrow();
+            Instant updated = shards.stream().map(RolloutRecord::updated).max(Instant::compareTo).orElseThrow();
+            return new RolloutRecord(id, worst, reason, created, updated, first.by(), first.settings(), clusters);
+        }
+
+        private static int severity(RolloutState s) {
+            return switch (s) {
+                case DONE -> 0;
+                case PAUSED -> 1;
+                case RUNNING -> 2;
+                case STOPPED -> 3;
+                case ABORTED -> 4;
+            };
         }
     }
 }

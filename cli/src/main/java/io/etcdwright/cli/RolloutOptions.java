@@ -35,12 +35,23 @@ final class RolloutOptions {
     @Option(names = "--pause-after-wave", description = "Pause after every wave but the last: 'etcdwright rollout resume' starts the next.")
     boolean pauseAfterWave;
 
+    @Option(names = "--wave", paramLabel = "K", description = "Run wave K only, as one of its shards (--shard): the gate of wave K-1"
+            + " is checked from the hosts first (a CI stage or a Kubernetes Job a wave; docs/rollouts.md). Needs --rollout.")
+    Integer wave;
+
+    @Option(names = "--shard", paramLabel = "I/N", description = "With --wave: this shard of the wave (from 1). Default: GitLab's"
+            + " CI_NODE_INDEX/CI_NODE_TOTAL, or an Indexed Job's JOB_COMPLETION_INDEX with --shards.")
+    String shard;
+
+    @Option(names = "--shards", paramLabel = "N", description = "With --wave and JOB_COMPLETION_INDEX: the Job's completions.")
+    Integer shards;
+
     @Option(names = "--rollout", paramLabel = "NAME", description = "The rollout's name (default: rollout-DATE-TIME).")
     String name;
 
     /** Some option only a rollout takes was given: one cluster is rolled out too (a rollout of one, with its gate and record). */
     boolean asked() {
-        return waves != null || !"0".equals(maxFailures) || validateCount != 2 || !"10s".equals(validateInterval) || !"0".equals(soak)
+        return waves != null || wave != null || shard != null || shards != null || !"0".equals(maxFailures) || validateCount != 2 || !"10s".equals(validateInterval) || !"0".equals(soak)
                 || pauseAfterWave || name != null;
     }
 

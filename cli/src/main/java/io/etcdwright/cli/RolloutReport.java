@@ -127,6 +127,9 @@ final class RolloutReport {
                 .append("\" failures=\"").append(failures).append("\" errors=\"0\">\n");
         for (int w = 1; w <= record.waveCount(); w++) {
             List<RolloutRecord.Cluster> wave = record.wave(w);
+            if (wave.isEmpty()) {
+                continue;
+            }
             long failed = wave.stream().filter(c -> c.state() == ClusterState.FAILED).count();
             long skipped = wave.stream().filter(c -> c.state() != ClusterState.FAILED && c.state() != ClusterState.DONE).count();
             double time = wave.stream().mapToDouble(RolloutRecord.Cluster::seconds).max().orElse(0);

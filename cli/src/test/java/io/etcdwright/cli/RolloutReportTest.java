@@ -109,4 +109,27 @@ class RolloutReportTest {
         });
         assertTrue(e.getMessage().contains(option.equals("--rollout") ? "rollout name" : option), option + " " + value + ": " + e.getMessage());
     }
+
+    @Test
+    void theShardsReportsJoinIntoOneWithEveryClusterOnceAndTheWorstState() throws Exception {
+        Instant t = Instant.parse("2026-12-02T10:00:00Z");
+        RolloutRecord.Settings settings = new RolloutRecord.Settings("2,8", 8, "0", 2, Duration.ofSeconds(10), Duration.ZERO, false);
+        RolloutRecord one = new RolloutRecord("r3-wave2-shard1of2", RolloutState.DONE, Optional.empty(), t, t.plusSeconds(40), "ci@a",
+                settings, List.of(new RolloutRecord.Cluster("f05", "f05.yaml", "h.yaml", 2, ClusterState.DONE, Optional.empty(), 4, 30),
+                new RolloutRecord.Cluster("f03", "f03.yaml", "h.yaml", 2, ClusterState.DONE, Optional.empty(), 4, 31)));
+        RolloutRecord two = new RolloutRecord("r3-wave2-shard2of2", RolloutState.STOPPED, Optional.of("wave 2: 1 of 1 failed"), t,
+                t.plusSeconds(50), "ci@b", settings, List.of(new RolloutRecord.Cluster("f04", "f04.yaml", "h.yaml", 2,
+                ClusterState.FAILED, Optional.of("refused"), 0, 3)));
+        RolloutRecord merged = RolloutCommand.Report.merge(List.of(one, two), List.of(java.nio.file.Path.of("1.json"),
+                java.nio.file.Path.of("2.json")));
+        assertEquals("r3", merged.id());
+        assertEquals(RolloutState.STOPPED, merged.state());
+        assertEquals(Optional.of("r3-wave2-shard2of2: wave 2: 1 of 1 failed"), merged.reason());
+        assertEquals(List.of("f03", "f04", "f05"), merged.clusters().stream().map(RolloutRecord.Cluster::name).toList());
+        assertEquals(t.plusSeconds(50), merged.updated());
+        JsonOutputSchemaTest.conforms("rollout", RolloutReport.json(merged));
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> RolloutCommand.Report.merge(List.of(one, one),
+                List.of(java.nio.file.Path.of("1.json"), java.nio.file.Path.of("1b.json"))));
+        assertTrue(twice.getMessage().contains("cluster f05 is also in 1.json"), twice.getMessage());
+    }
 }

@@ -620,4 +620,61 @@ class FleetAndMonitoringIT {
         Cli.Run status = Cli.run("rollout", "status", "r2", "-o", "json");
         assertEquals("aborted", JSON.readTree(status.out()).path("state").asText(), status.all());
     }
+
+    /**
+     * Wave 2 of waves 2,8 run as two shards in parallel processes, as two CI matrix jobs would: each
+     * checks wave 1's gate from the hosts (f01 and f02, applied by the aborted rollout), takes its
+     * half, and the merged report is whole: every cluster of the wave exactly once.
+     */
+    @Test
+    @Order(11)
+    void twoShardsOfAWaveTakeTheirHalvesAndTheMergedReportIsWhole() throws Exception {
+        Path reports = Files.createDirectories(HOSTS.home().resolve("reports"));
+        List<Cli.Launched> shards = new ArrayList<>();
+        List<Cli.Run> runs = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 2; i++) {
+                shards.add(Cli.Launched.start(HOSTS.home(), "apply", "-i", inv, "-f", specs.toString(), "--waves", "2,8", "--wave", "2",
+                        "--shard", i + "/2", "--rollout", "r3", "--validate-count", "1", "--yes", "-o", "json",
+                        "--junit", reports.resolve("shard" + i + ".xml").toString()));
+            }
+            for (Cli.Launched shard : shards) {
+                runs.add(shard.finish(Duration.ofMinutes(4)));
+            }
+        } finally {
+            for (Cli.Launched shard : shards) {
+                shard.close();
+            }
+        }
+        List<String> files = new ArrayList<>(List.of("rollout", "report", "--merge"));
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        for (int i = 0; i < 2; i++) {
+            Cli.Run run = runs.get(i);
+            assertEquals(0, run.exitCode(), run.out());
+            assertTrue(run.out().contains("Wave 1 passed its health gate: 2 clusters."), run.out());
+            assertTrue(run.out().contains("Shard " + (i + 1) + "/2 of wave 2: 4 of its 8 clusters."), run.out());
+            // The launched process's output is stdout and stderr together: the JSON document is its last one.
+            String json = run.out().substring(run.out().lastIndexOf("\n{\n") + 1);
+            JsonNode record = JSON.readTree(json);
+            assertEquals("r3-wave2-shard" + (i + 1) + "of2", record.path("id").asText());
+            for (JsonNode c : record.path("clusters")) {
+                assertTrue(seen.add(c.path("name").asText()), "in both shards: " + c);
+                assertEquals("done", c.path("state").asText(), c.toString());
+            }
+            Path file = Files.writeString(reports.resolve("shard" + (i + 1) + ".json"), json);
+            files.add(file.toString());
+        }
+        assertEquals(new java.util.TreeSet<>(List.of("f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10")), seen);
+        files.addAll(List.of("--junit", reports.resolve("merged.xml").toString()));
+        Cli.Run merged = Cli.run(files);
+        assertEquals(0, merged.exitCode(), merged.all());
+        assertTrue(merged.out().contains("Rollout r3 done."), merged.out());
+        Document xml = junit(reports.resolve("merged.xml"));
+        assertEquals(8, xml.getElementsByTagName("testcase").getLength());
+        assertEquals(0, xml.getElementsByTagName("failure").getLength());
+        for (int c = 1; c <= CLUSTERS; c++) {
+            int host = 3 * (c - 1) + 1;
+            assertEquals(0, Testbed.sshStatus(host, "grep -q '^heartbeat-interval: 400$' /etc/etcd/etcd.conf.yml"), name(c));
+        }
+    }
 }

@@ -136,6 +136,10 @@ public final class RolloutExecutor {
             }
             List<RolloutRecord.Cluster> members = record.wave(wave);
             List<RolloutRecord.Cluster> todo = members.stream().filter(c -> c.state() != ClusterState.DONE).toList();
+            if (members.isEmpty()) {
+                // A shard's record holds its own wave only: the waves before it passed their gate elsewhere.
+                continue;
+            }
             if (todo.isEmpty()) {
                 continue;
             }

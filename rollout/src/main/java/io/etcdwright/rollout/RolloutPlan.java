@@ -106,6 +106,17 @@ public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave>
         return new RolloutPlan(id, settings, waves, making.factsDir().isPresent());
     }
 
+    /**
+     * One wave of a rollout run as shards ({@code apply --wave K --shard I/N}): {@code clusters}, this
+     * shard's part of it, as wave {@code number}, the waves before it left out (their gate is checked
+     * from the hosts, not from a record).
+     */
+    public static RolloutPlan oneWave(String id, int number, List<FleetRun.Input> inputs, List<DesiredState> clusters,
+                                      RolloutRecord.Settings settings, Making making) {
+        List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
+        return new RolloutPlan(id, settings, List.of(new Wave(number, entries)), making.factsDir().isPresent());
+    }
+
     /** The same plan with its clusters in waves given by name (from a record, or by label): {@code waveOf} names each one's wave. */
     public static RolloutPlan inWaves(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters,
                                       Map<String, Integer> waveOf, RolloutRecord.Settings settings, Making making) {
