@@ -540,7 +540,7 @@ class FleetAndMonitoringIT {
                 load.awaitMore(20, Duration.ofSeconds(60));
             }
             try (Cli.Launched rollout = Cli.Launched.start(HOSTS.home(), "apply", "-i", inv, "-f", specs.toString(), "--waves", "1,3,6",
-                    "--soak", "5s", "--validate-interval", "1s", "--rollout", "r1", "--yes", "--junit", junit.toString())) {
+                    "--soak", "5s", "--validate-count", "1", "--rollout", "r1", "--yes", "--junit", junit.toString())) {
                 rollout.await(java.util.regex.Pattern.compile("rollout: " + name(SOAK_FAILS) + ": soaking"), Duration.ofMinutes(6));
                 Testbed.ssh(SOAK_FAILS_HOST, "systemctl stop etcd");
                 Cli.Run stopped = rollout.finish(Duration.ofMinutes(3));
