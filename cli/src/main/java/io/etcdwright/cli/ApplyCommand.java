@@ -3,7 +3,8 @@ package io.etcdwright.cli;
 import io.etcdwright.engine.exec.Recap;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.run.ClusterRun;
-import io.etcdwright.run.LockedRun;
+import io.etcdwright.run.ClusterApply;
+import io.etcdwright.engine.exec.ProgressListener;
 import io.etcdwright.run.PlanSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,16 +14,38 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "apply", description = {"Make the cluster match the desired state.",
-        "Either -i INVENTORY -f SPEC (plans, asks, applies) or a plan saved with 'plan --out' (applied only if still current)."})
+        "Either -i INVENTORY -f SPEC (plans, asks, applies) or a plan saved with 'plan --out' (applied only if still current).",
+        "Several specs (-f more than once, or a directory) make a rollout: the clusters applied in waves, each wave gated on"
+                + " etcd's health before the next (docs/rollouts.md)."})
 final class ApplyCommand implements Callable<Integer> {
-    @Option(names = {"-i", "--inventory"}, paramLabel = "INVENTORY", description = "YAML inventory.")
-    Path inventory;
+    @Option(names = {"-i", "--inventory"}, paramLabel = "INVENTORY", description = "YAML inventory. With several specs: once for all,"
+            + " or once per spec, in their order.")
+    List<Path> inventories = new ArrayList<>();
 
-    @Option(names = {"-f", "--file"}, paramLabel = "SPEC", description = "Desired state (YAML).")
-    Path specFile;
+    @Option(names = {"-f", "--file"}, paramLabel = "SPEC", description = "Desired state (YAML). More than once, or a directory of specs:"
+            + " a rollout of those clusters in waves.")
+    List<Path> specFiles = new ArrayList<>();
+
+    @Mixin
+    RolloutOptions rollout;
+
+    @Option(names = "--parallel", defaultValue = "8", paramLabel = "N",
+            description = "In a rollout: clusters of a wave applied at once (default: ${DEFAULT-VALUE}).")
+    int parallel;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "FORMAT",
+            description = "In a rollout: text, or json (the rollout's record at its end; the live lines go to stderr).")
+    OutputFormat output;
+
+    @Option(names = "--junit", paramLabel = "FILE", description = "In a rollout: write a JUnit XML report, one test suite a wave,"
+            + " one case a cluster.")
+    Path junit;
 
     @Parameters(arity = "0..1", paramLabel = "PLAN", description = "A plan saved with 'etcdwright plan --out'.")
     Path savedPlan;
@@ -66,6 +89,21 @@ final class ApplyCommand implements Callable<Integer> {
                     + " fresh facts)");
         }
         PrintWriter out = spec.commandLine().getOut();
+        FleetOptions fleet = new FleetOptions();
+        fleet.specs = specFiles;
+        fleet.inventories = inventories;
+        fleet.parallel = parallel;
+        fleet.junit = junit;
+        if (savedPlan == null && !specFiles.isEmpty() && (fleet.fleet() || rollout.asked() || output == OutputFormat.json)) {
+            return RolloutCommand.start(RolloutCommand.load(fleet.inputs(), parallel), rollout, connection.settings(), locks.settings(),
+                    new PlanSettings(!noSnapshot, allowDowntime, waits.timeouts()), yes, output == OutputFormat.json, junit,
+                    detailedExitcode, out, spec.commandLine().getErr(), parallel);
+        }
+        Path inventory = inventories.size() == 1 ? inventories.get(0) : null;
+        Path specFile = specFiles.size() == 1 ? specFiles.get(0) : null;
+        if (inventories.size() > 1) {
+            throw new IllegalArgumentException("-i is given " + inventories.size() + " times for one spec: give it once");
+        }
         InputOptions input = new InputOptions();
         SavedPlan saved = null;
         if (savedPlan != null) {
@@ -82,32 +120,49 @@ final class ApplyCommand implements Callable<Integer> {
             input.inventory = inventory;
             input.spec = specFile;
         }
-        try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings());
-             LockedRun locked = run.lock("apply", locks.settings(), out::println)) {
-            // Planned under the lock: facts gathered before it could be another run's half-way state.
-            Plan plan = locked.converge(new PlanSettings(!noSnapshot, allowDowntime, waits.timeouts()),
-                    saved == null ? java.util.Optional.empty() : saved.bootstrapToken());
-            if (saved != null) {
-                String stale = saved.stalenessAgainst(plan);
-                if (stale != null) {
-                    throw new IllegalStateException("refusing stale plan " + savedPlan + ": " + stale
-                            + "\nRun 'etcdwright plan' again and review the new plan.");
-                }
-            }
-            PlanPrinter.text(plan, false, out);
-            if (plan.isRefused()) {
+        SavedPlan fromFile = saved;
+        try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings())) {
+            ClusterApply.Outcome outcome = ClusterApply.apply(run, "apply", locks.settings(),
+                    new PlanSettings(!noSnapshot, allowDowntime, waits.timeouts()),
+                    fromFile == null ? Optional.empty() : fromFile.bootstrapToken(),
+                    plan -> fromFile != null || yes || Confirmation.ask("Apply these " + plan.steps().size() + " steps?", out)
+                            ? Optional.empty() : Optional.of("no confirmation (pass --yes to skip the question)"),
+                    new ClusterApply.Listener() {
+                        @Override
+                        public void note(String line) {
+                            out.println(line);
+                        }
+
+                        @Override
+                        public void planned(Plan plan) {
+                            if (fromFile != null) {
+                                String stale = fromFile.stalenessAgainst(plan);
+                                if (stale != null) {
+                                    throw new IllegalStateException("refusing stale plan " + savedPlan + ": " + stale
+                                            + "\nRun 'etcdwright plan' again and review the new plan.");
+                                }
+                            }
+                            PlanPrinter.text(plan, false, out);
+                        }
+
+                        @Override
+                        public ProgressListener progress() {
+                            out.println();
+                            return new ProgressPrinter(out);
+                        }
+                    });
+            if (outcome instanceof ClusterApply.Outcome.Refused) {
                 spec.commandLine().getErr().println("Not applied: nothing can be changed safely (see above). Nothing was changed.");
                 return Main.ERROR;
             }
-            if (!plan.hasChanges()) {
-                return Main.OK;
-            }
-            if (saved == null && !yes && !Confirmation.ask("Apply these " + plan.steps().size() + " steps?", out)) {
-                spec.commandLine().getErr().println("Not applied: no confirmation (pass --yes to skip the question).");
+            if (outcome instanceof ClusterApply.Outcome.NotApproved declined) {
+                spec.commandLine().getErr().println("Not applied: " + declined.why() + ".");
                 return Main.ERROR;
             }
-            out.println();
-            Recap recap = locked.apply(plan, new ProgressPrinter(out));
+            if (!(outcome instanceof ClusterApply.Outcome.Applied applied)) {
+                return Main.OK;
+            }
+            Recap recap = applied.recap();
             ProgressPrinter.recap(recap, run.memberHosts(), out);
             if (!recap.succeeded()) {
                 spec.commandLine().getErr().println("Apply did not finish: see the failed steps above. "
@@ -115,7 +170,7 @@ final class ApplyCommand implements Callable<Integer> {
                 return Main.ERROR;
             }
             // Last: what the operator gives the clients now that the cluster changed (kube-apiserver's flags).
-            PlanPrinter.clientChanges(plan, out);
+            PlanPrinter.clientChanges(applied.plan(), out);
             return detailedExitcode && recap.changedAnything() ? Main.CHANGES : Main.OK;
         }
     }

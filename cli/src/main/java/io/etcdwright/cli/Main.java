@@ -18,7 +18,7 @@ public final class Main {
             ApplyCommand.class, StatusCommand.class, CertsCommand.class, BackupCommand.class, BackupsCommand.class, RestoreCommand.class,
             DefragCommand.class, UnlockCommand.class, StateCommand.class,
             ClientEnvCommand.class, KubeApiserverFlagsCommand.class, KubeadmConfigCommand.class, DestroyCommand.class, VersionCommand.class,
-            ImportCommand.class, WatchCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class);
+            ImportCommand.class, WatchCommand.class, RolloutCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class);
 
     public static final int OK = 0;
     public static final int ERROR = 1;

@@ -16,13 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Keeps the layers of docs/ARCHITECTURE.md pointing one way as the code grows: engine -> modules
- * -> run -> watch -> cli (watch: the automation policy and, on it, the loop). No layer imports one to its right, and the command line neither plans nor applies
+ * -> run -> watch | rollout -> cli (watch: the automation policy and, on it, the loop; rollout: waves of
+ * clusters; the two side by side, neither importing the other). No layer imports one to its right, and the command line neither plans nor applies
  * by itself: every planner, its inputs and the executor are reached through the run service, so a
  * watch loop or a rollout beside it does exactly what a command does.
  */
 class LayeringGuardTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    private static final List<String> LAYERS = List.of("engine", "modules", "run", "watch", "cli");
+    private static final List<String> LAYERS = List.of("engine", "modules", "run", "watch", "rollout", "cli");
     private static final Pattern IMPORT = Pattern.compile("(?m)^import (?:static )?io\\.etcdwright\\.(\\w+)\\.");
     /** What only the run service may do: call a planner, build its inputs, run the executor. */
     private static final Pattern PLANS_OR_APPLIES = Pattern.compile(
@@ -42,20 +43,35 @@ class LayeringGuardTest {
                 }
             }
         }
-        assertEquals(List.of(), offenders, "a layer imports one above it (engine -> modules -> run -> watch -> cli)");
+        assertEquals(List.of(), offenders, "a layer imports one above it (engine -> modules -> run -> watch | rollout -> cli)");
+    }
+
+    /** watch and rollout sit side by side on the run service: what one does the other does not reach into. */
+    @Test
+    void watchAndRolloutDoNotImportEachOther() throws IOException {
+        List<String> offenders = new ArrayList<>();
+        for (Path f : sources("rollout")) {
+            Matcher m = IMPORT.matcher(Files.readString(f));
+            while (m.find()) {
+                if (m.group(1).equals("watch")) {
+                    offenders.add(ROOT.relativize(f) + " imports io.etcdwright.watch");
+                }
+            }
+        }
+        assertEquals(List.of(), offenders, "rollout imports watch: both build on the run service only");
     }
 
     /** Neither the command line nor watch plans or applies by itself: what watch does is what plan would show. */
     @Test
     void theCommandLineNeitherPlansNorApplies() throws IOException {
         List<String> offenders = new ArrayList<>();
-        for (Path f : concat(sources("cli"), sources("watch"))) {
+        for (Path f : concat(concat(sources("cli"), sources("watch")), sources("rollout"))) {
             Matcher m = PLANS_OR_APPLIES.matcher(Files.readString(f));
             while (m.find()) {
                 offenders.add(ROOT.relativize(f) + ": " + m.group());
             }
         }
-        assertEquals(List.of(), offenders, "cli/ or watch/ plans, builds a planner's inputs or runs steps itself: call the run service");
+        assertEquals(List.of(), offenders, "cli/, watch/ or rollout/ plans, builds a planner's inputs or runs steps itself: call the run service");
     }
 
     @Test

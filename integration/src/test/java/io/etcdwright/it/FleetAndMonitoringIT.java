@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -457,5 +458,223 @@ class FleetAndMonitoringIT {
         Cli.Run certs = Cli.run("certs", "-i", inv, "-f", specs.toString(), "--expiring-within", "30");
         assertEquals(0, certs.exitCode(), certs.all());
         assertTrue(certs.out().contains("10 clusters: 10 ok (exit 0)"), certs.out());
+    }
+
+    // ---- rollouts (docs/rollouts.md) -------------------------------------------------------------
+
+    static final String PATCH = "3.5.30";
+    /** The wave-2 cluster whose member is stopped during its soak, and that member's host. */
+    static final int SOAK_FAILS = 3;
+    static final int SOAK_FAILS_HOST = 3 * (SOAK_FAILS - 1) + 2;
+
+    /** Every spec moved to {@code version}: the change a rollout takes across the fleet. */
+    static void specsAt(String from, String to) throws IOException {
+        for (int c = 1; c <= CLUSTERS; c++) {
+            String text = Files.readString(spec(c));
+            assertTrue(text.contains("version: " + from), spec(c) + ": " + text);
+            Files.writeString(spec(c), text.replace("version: " + from, "version: " + to));
+        }
+    }
+
+    static JsonNode rolloutRecord(String id) throws IOException {
+        return JSON.readTree(HOSTS.home().resolve("rollouts/" + id + ".json").toFile());
+    }
+
+    static Map<String, String> clusterStates(JsonNode record) {
+        Map<String, String> states = new java.util.LinkedHashMap<>();
+        record.path("clusters").forEach(c -> states.put(c.path("name").asText(), c.path("state").asText()));
+        return states;
+    }
+
+    /** The version each member of cluster {@code c} runs, as etcd says. */
+    static List<String> versions(int c) throws IOException {
+        Cli.Run status = Cli.run("status", "-i", inv, "-f", spec(c).toString(), "-o", "json");
+        List<String> versions = new ArrayList<>();
+        JSON.readTree(status.out()).path("members").forEach(m -> versions.add(m.path("version").asText()));
+        return versions;
+    }
+
+    @Test
+    @Order(8)
+    void rolloutPlanShowsEveryWaveWithItsClustersSteps() throws Exception {
+        specsAt("3.5.16", PATCH);
+        Cli.Run plan = Cli.run("rollout", "plan", "-i", inv, "-f", specs.toString(), "--waves", "1,3,6", "--detailed-exitcode");
+        assertEquals(2, plan.exitCode(), plan.all());
+        String out = plan.out();
+        assertTrue(out.contains("10 clusters in 3 waves (waves 1,3,6"), out);
+        int w1 = out.indexOf("Wave 1 (1 cluster)");
+        int w2 = out.indexOf("Wave 2 (3 clusters)");
+        int w3 = out.indexOf("Wave 3 (6 clusters)");
+        assertTrue(w1 >= 0 && w1 < w2 && w2 < w3, out);
+        assertTrue(out.indexOf("  f01: ") > w1 && out.indexOf("  f01: ") < w2, out);
+        assertTrue(out.indexOf("  f04: ") > w2 && out.indexOf("  f04: ") < w3, out);
+        assertTrue(out.indexOf("  f10: ") > w3, out);
+        assertTrue(out.contains("install etcd " + PATCH), out);
+        assertTrue(out.contains("10 of 10 clusters have changes."), out);
+        // Bad input before any host: a wave of no cluster.
+        Cli.Run bad = Cli.run("rollout", "plan", "-i", inv, "-f", specs.toString(), "--waves", "1,0");
+        assertEquals(1, bad.exitCode(), bad.all());
+        assertTrue(bad.err().contains("--waves"), bad.all());
+    }
+
+    /**
+     * A patch upgrade in waves 1,3,6 under writes on the first two waves' clusters; a member of
+     * wave 2 stopped during its soak fails its gate and stops the rollout before wave 3, which is
+     * untouched; resumed after the fix, SIGKILLed in wave 3, resumed again: every cluster on the new
+     * patch, the clusters done never applied twice, no acknowledged write lost.
+     */
+    @Test
+    @Order(9)
+    void aPatchUpgradeRollsInWavesStopsOnAFailedGateAndResumesAfterTheFixAndAKill() throws Exception {
+        Path junit = HOSTS.home().resolve("reports/rollout.xml");
+        List<Map<String, String>> envs = new ArrayList<>();
+        List<WriteLoad> loads = new ArrayList<>();
+        List<WriteLoad.Acks> acks = new ArrayList<>();
+        try {
+            for (int c = 1; c <= 4; c++) {
+                Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", inv, "-f", spec(c).toString()).out());
+                envs.add(env);
+                loads.add(WriteLoad.startRecorded(env, 2, HOSTS.home().resolve("logs/rollout-" + name(c) + ".acks")));
+            }
+            for (WriteLoad load : loads) {
+                load.awaitMore(20, Duration.ofSeconds(60));
+            }
+            try (Cli.Launched rollout = Cli.Launched.start(HOSTS.home(), "apply", "-i", inv, "-f", specs.toString(), "--waves", "1,3,6",
+                    "--soak", "5s", "--validate-count", "1", "--rollout", "r1", "--yes", "--junit", junit.toString())) {
+                rollout.await(java.util.regex.Pattern.compile("rollout: " + name(SOAK_FAILS) + ": soaking"), Duration.ofMinutes(6));
+                Testbed.ssh(SOAK_FAILS_HOST, "systemctl stop etcd");
+                Cli.Run stopped = rollout.finish(Duration.ofMinutes(3));
+                assertEquals(1, stopped.exitCode(), stopped.out());
+                assertTrue(stopped.out().contains("Rollout r1 stopped: wave 2: 1 of 3 clusters failed"), stopped.out());
+                assertTrue(stopped.out().matches("(?s).*" + name(SOAK_FAILS) + ": after the soak: health gate, check 1 of 1: .*"
+                        + "h" + SOAK_FAILS_HOST + " is not healthy.*"), stopped.out());
+            }
+            JsonNode record = rolloutRecord("r1");
+            assertEquals("stopped", record.path("state").asText());
+            Map<String, String> states = clusterStates(record);
+            assertEquals("done", states.get("f01"));
+            assertEquals("failed", states.get(name(SOAK_FAILS)));
+            for (int c = 5; c <= CLUSTERS; c++) {
+                assertEquals("waiting", states.get(name(c)), "wave 3 untouched: " + states);
+                assertEquals(List.of("3.5.16", "3.5.16", "3.5.16"), versions(c), name(c) + " was touched");
+            }
+            Document xml = junit(junit);
+            assertEquals(3, xml.getElementsByTagName("testsuite").getLength());
+            assertEquals(1, xml.getElementsByTagName("failure").getLength());
+            assertEquals(6, xml.getElementsByTagName("skipped").getLength());
+
+            // The fix, then resume; killed once wave 3 is under way, resumed again.
+            Testbed.ssh(SOAK_FAILS_HOST, "systemctl start etcd");
+            try (Cli.Launched resume = Cli.Launched.start(HOSTS.home(), "rollout", "resume", "r1")) {
+                resume.killAfter(java.util.regex.Pattern.compile("rollout: f0[5-9]: applying"), Duration.ofMinutes(4));
+            }
+        } finally {
+            for (WriteLoad load : loads) {
+                acks.add(load.stop());
+                load.close();
+            }
+        }
+        assertEquals("running", rolloutRecord("r1").path("state").asText(), "killed while running");
+        Cli.Run resumed = Cli.run("rollout", "resume", "r1");
+        assertEquals(0, resumed.exitCode(), resumed.all());
+        for (int c = 1; c <= 4; c++) {
+            assertTrue(!resumed.out().contains("rollout: " + name(c) + ": applying"), name(c) + " was done: not applied again\n" + resumed.out());
+        }
+        JsonNode done = rolloutRecord("r1");
+        assertEquals("done", done.path("state").asText(), done.toString());
+        clusterStates(done).forEach((cluster, state) -> assertEquals("done", state, cluster + " in " + done));
+        for (int c = 1; c <= CLUSTERS; c++) {
+            assertEquals(List.of(PATCH, PATCH, PATCH), versions(c), name(c));
+        }
+        for (int c = 1; c <= 4; c++) {
+            WriteLoad.checkNothingLost(envs.get(c - 1), acks.get(c - 1), "rollout-" + name(c), 3);
+        }
+    }
+
+    /** Paused after its first wave, then aborted: the clusters not started are skipped and left as they were. */
+    @Test
+    @Order(10)
+    void anAbortedRolloutLeavesTheClustersNotStartedUntouched() throws Exception {
+        for (int c = 1; c <= CLUSTERS; c++) {
+            Files.writeString(spec(c), Files.readString(spec(c)).replace("heartbeat-interval: 500", "heartbeat-interval: 400"));
+        }
+        Cli.Run paused = Cli.run("apply", "-i", inv, "-f", specs.toString(), "--waves", "2", "--pause-after-wave", "--validate-count", "1",
+                "--rollout", "r2", "--yes", "-o", "json");
+        assertEquals(0, paused.exitCode(), paused.all());
+        JsonNode record = JSON.readTree(paused.out());
+        assertEquals("paused", record.path("state").asText(), record.toString());
+        Cli.Run abort = Cli.run("rollout", "abort", "r2", "--reason", "paging storm");
+        assertEquals(0, abort.exitCode(), abort.all());
+        Map<String, String> states = clusterStates(rolloutRecord("r2"));
+        assertEquals("done", states.get("f01"));
+        assertEquals("done", states.get("f02"));
+        for (int c = 3; c <= CLUSTERS; c++) {
+            assertEquals("skipped", states.get(name(c)), states.toString());
+        }
+        assertEquals(0, Testbed.sshStatus(30, "grep -q '^heartbeat-interval: 500$' /etc/etcd/etcd.conf.yml"), "f10 was touched");
+        assertEquals(0, Testbed.sshStatus(1, "grep -q '^heartbeat-interval: 400$' /etc/etcd/etcd.conf.yml"), "f01 was not applied");
+        Cli.Run again = Cli.run("rollout", "resume", "r2");
+        assertEquals(1, again.exitCode(), again.all());
+        assertTrue(again.err().contains("rollout r2 is aborted (aborted by "), again.all());
+        assertTrue(again.err().contains("paging storm"), again.all());
+        Cli.Run status = Cli.run("rollout", "status", "r2", "-o", "json");
+        assertEquals("aborted", JSON.readTree(status.out()).path("state").asText(), status.all());
+    }
+
+    /**
+     * Wave 2 of waves 2,8 run as two shards in parallel processes, as two CI matrix jobs would: each
+     * checks wave 1's gate from the hosts (f01 and f02, applied by the aborted rollout), takes its
+     * half, and the merged report is whole: every cluster of the wave exactly once.
+     */
+    @Test
+    @Order(11)
+    void twoShardsOfAWaveTakeTheirHalvesAndTheMergedReportIsWhole() throws Exception {
+        Path reports = Files.createDirectories(HOSTS.home().resolve("reports"));
+        List<Cli.Launched> shards = new ArrayList<>();
+        List<Cli.Run> runs = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 2; i++) {
+                shards.add(Cli.Launched.start(HOSTS.home(), "apply", "-i", inv, "-f", specs.toString(), "--waves", "2,8", "--wave", "2",
+                        "--shard", i + "/2", "--rollout", "r3", "--validate-count", "1", "--yes", "-o", "json",
+                        "--junit", reports.resolve("shard" + i + ".xml").toString()));
+            }
+            for (Cli.Launched shard : shards) {
+                runs.add(shard.finish(Duration.ofMinutes(4)));
+            }
+        } finally {
+            for (Cli.Launched shard : shards) {
+                shard.close();
+            }
+        }
+        List<String> files = new ArrayList<>(List.of("rollout", "report", "--merge"));
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        for (int i = 0; i < 2; i++) {
+            Cli.Run run = runs.get(i);
+            assertEquals(0, run.exitCode(), run.out());
+            assertTrue(run.out().contains("Wave 1 passed its health gate: 2 clusters."), run.out());
+            assertTrue(run.out().contains("Shard " + (i + 1) + "/2 of wave 2: 4 of its 8 clusters."), run.out());
+            // The launched process's output is stdout and stderr together: the JSON document is its last one.
+            String json = run.out().substring(run.out().lastIndexOf("\n{\n") + 1);
+            JsonNode record = JSON.readTree(json);
+            assertEquals("r3-wave2-shard" + (i + 1) + "of2", record.path("id").asText());
+            for (JsonNode c : record.path("clusters")) {
+                assertTrue(seen.add(c.path("name").asText()), "in both shards: " + c);
+                assertEquals("done", c.path("state").asText(), c.toString());
+            }
+            Path file = Files.writeString(reports.resolve("shard" + (i + 1) + ".json"), json);
+            files.add(file.toString());
+        }
+        assertEquals(new java.util.TreeSet<>(List.of("f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10")), seen);
+        files.addAll(List.of("--junit", reports.resolve("merged.xml").toString()));
+        Cli.Run merged = Cli.run(files);
+        assertEquals(0, merged.exitCode(), merged.all());
+        assertTrue(merged.out().contains("Rollout r3 done."), merged.out());
+        Document xml = junit(reports.resolve("merged.xml"));
+        assertEquals(8, xml.getElementsByTagName("testcase").getLength());
+        assertEquals(0, xml.getElementsByTagName("failure").getLength());
+        for (int c = 1; c <= CLUSTERS; c++) {
+            int host = 3 * (c - 1) + 1;
+            assertEquals(0, Testbed.sshStatus(host, "grep -q '^heartbeat-interval: 400$' /etc/etcd/etcd.conf.yml"), name(c));
+        }
     }
 }

@@ -124,6 +124,41 @@ public final class FleetRun {
     }
 
     /**
+     * Every input read and checked, nothing contacted, for a run that takes all of them or none (a
+     * rollout): each cluster's desired state in the order of the inputs.
+     *
+     * @throws InvalidInputException with every input's problems, when any input is not usable, two
+     *                               specs name one cluster or one host is in two clusters
+     */
+    public static List<DesiredState> loadEvery(List<Input> inputs, int parallel) {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallel, Math.max(1, inputs.size())), r -> {
+            Thread t = new Thread(r, "etcdwright-fleet");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<DesiredState>> loads = loadAll(inputs, pool);
+            List<Optional<DesiredState>> loaded = new ArrayList<>();
+            List<Problem> problems = new ArrayList<>();
+            for (Future<DesiredState> load : loads) {
+                try {
+                    loaded.add(Optional.of(Parallel.await(load)));
+                } catch (InvalidInputException e) {
+                    loaded.add(Optional.empty());
+                    problems.addAll(e.problems());
+                }
+            }
+            problems.addAll(conflicts(inputs, loaded));
+            if (!problems.isEmpty()) {
+                throw new InvalidInputException(problems.stream().distinct().toList());
+            }
+            return loaded.stream().map(Optional::orElseThrow).toList();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
      * Every input read and checked, before any host is contacted, on the fleet's threads: each
      * inventory once however many specs name it (a fleet's specs often share one, which was read
      * and checked again for each), each spec on its own.

@@ -1,0 +1,190 @@
+package io.etcdwright.rollout;
+
+import io.etcdwright.engine.plan.Plan;
+import io.etcdwright.engine.spec.DesiredState;
+import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.ConnectionSettings;
+import io.etcdwright.run.FleetRun;
+import io.etcdwright.run.PlanSettings;
+import io.etcdwright.run.StatusReading;
+import io.etcdwright.run.rollout.WaveSizes;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * A whole rollout before anything runs, as a value: every cluster's wave and its plan, and the
+ * preconditions of the whole fleet (every cluster plannable: reachable, its plan not refused, its
+ * lock free, a quorum), all listed at once. A rollout whose preconditions do not all hold touches
+ * nothing. A rollout is a plan of plans: each cluster's plan is the single-cluster plan, made by
+ * the run service, and is made again under the cluster's lock when its turn comes.
+ *
+ * @param id       the rollout's name
+ * @param settings its waves, parallelism, budget and gate
+ * @param waves    the clusters in their waves
+ * @param offline  planned from recorded facts: locks and quorum were not asked
+ */
+public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave> waves, boolean offline) {
+    public RolloutPlan {
+        waves = List.copyOf(waves);
+    }
+
+    /** One wave: its number from 1 and its clusters in the rollout's order. */
+    public record Wave(int number, List<Entry> clusters) {
+        public Wave {
+            clusters = List.copyOf(clusters);
+        }
+    }
+
+    /**
+     * One cluster: its input, its plan when it could be made, and why it cannot be rolled out now.
+     */
+    public record Entry(String name, FleetRun.Input input, Optional<Plan> plan, List<String> problems) {
+        public Entry {
+            problems = List.copyOf(problems);
+        }
+
+        public boolean hasChanges() {
+            return plan.map(Plan::hasChanges).orElse(false);
+        }
+    }
+
+    /** What the plan was made with: how each cluster's plan is made and how long etcd is asked for. */
+    public record Making(ConnectionSettings connection, PlanSettings planSettings, Duration timeout, Optional<Path> factsDir) {
+    }
+
+    /** Every cluster of it, in the rollout's order. */
+    public List<Entry> entries() {
+        return waves.stream().flatMap(w -> w.clusters().stream()).toList();
+    }
+
+    /** Every precondition holds: the rollout may start. */
+    public boolean ready() {
+        return entries().stream().allMatch(e -> e.problems().isEmpty());
+    }
+
+    /** Some cluster has steps to run. */
+    public boolean hasChanges() {
+        return entries().stream().anyMatch(Entry::hasChanges);
+    }
+
+    /** The record a rollout of this plan starts from: every cluster waiting. */
+    public RolloutRecord record(String by) {
+        List<RolloutRecord.Cluster> clusters = new ArrayList<>();
+        for (Wave w : waves) {
+            for (Entry e : w.clusters()) {
+                clusters.add(new RolloutRecord.Cluster(e.name(), e.input().spec().toString(), e.input().inventory().toString(),
+                        w.number(), ClusterState.WAITING, Optional.empty(), 0, 0));
+            }
+        }
+        Instant now = Instant.now();
+        return new RolloutRecord(id, RolloutState.RUNNING, Optional.empty(), now, now, by, settings, clusters);
+    }
+
+    /**
+     * Plans the rollout of {@code clusters} (loaded and checked: {@link FleetRun#loadEvery}), the
+     * clusters in the order given, split into waves by {@code sizes}.
+     */
+    public static RolloutPlan make(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters, WaveSizes sizes,
+                                   RolloutRecord.Settings settings, Making making) {
+        List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
+        List<List<Entry>> split = sizes.split(entries);
+        List<Wave> waves = new ArrayList<>();
+        for (int i = 0; i < split.size(); i++) {
+            waves.add(new Wave(i + 1, split.get(i)));
+        }
+        return new RolloutPlan(id, settings, waves, making.factsDir().isPresent());
+    }
+
+    /**
+     * One wave of a rollout run as shards ({@code apply --wave K --shard I/N}): {@code clusters}, this
+     * shard's part of it, as wave {@code number}, the waves before it left out (their gate is checked
+     * from the hosts, not from a record).
+     */
+    public static RolloutPlan oneWave(String id, int number, List<FleetRun.Input> inputs, List<DesiredState> clusters,
+                                      RolloutRecord.Settings settings, Making making) {
+        List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
+        return new RolloutPlan(id, settings, List.of(new Wave(number, entries)), making.factsDir().isPresent());
+    }
+
+    /** The same plan with its clusters in waves given by name (from a record, or by label): {@code waveOf} names each one's wave. */
+    public static RolloutPlan inWaves(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters,
+                                      Map<String, Integer> waveOf, RolloutRecord.Settings settings, Making making) {
+        List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
+        int count = waveOf.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+        List<Wave> waves = new ArrayList<>();
+        for (int w = 1; w <= count; w++) {
+            int wave = w;
+            waves.add(new Wave(w, entries.stream().filter(e -> waveOf.get(e.name()) == wave).toList()));
+        }
+        return new RolloutPlan(id, settings, waves, making.factsDir().isPresent());
+    }
+
+    private static List<Entry> checkAll(List<FleetRun.Input> inputs, List<DesiredState> clusters, int parallel, Making making) {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(parallel, clusters.size())), r -> {
+            Thread t = new Thread(r, "etcdwright-rollout-plan");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Entry>> checks = new ArrayList<>();
+            for (int i = 0; i < clusters.size(); i++) {
+                FleetRun.Input input = inputs.get(i);
+                DesiredState desired = clusters.get(i);
+                checks.add(pool.submit(() -> check(input, desired, making)));
+            }
+            List<Entry> entries = new ArrayList<>();
+            for (Future<Entry> f : checks) {
+                entries.add(f.get());
+            }
+            return entries;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** One cluster's plan and the preconditions it does not meet. */
+    private static Entry check(FleetRun.Input input, DesiredState desired, Making making) {
+        String name = desired.spec().name();
+        List<String> problems = new ArrayList<>();
+        Optional<Plan> plan = Optional.empty();
+        try {
+            if (making.factsDir().isPresent()) {
+                Path facts = making.factsDir().get().resolve(name + ".json");
+                plan = Optional.of(ClusterRun.planOffline(input.inventory(), input.spec(), facts, making.planSettings()));
+            } else {
+                try (ClusterRun run = ClusterRun.of(desired, making.connection())) {
+                    ClusterRun.Planned planned = run.planned(making.planSettings());
+                    plan = Optional.of(planned.plan());
+                    planned.facts().unreachable().forEach((host, why) -> problems.add("host " + host + " unreachable: " + why));
+                }
+                StatusReading status = StatusReading.of(desired, making.connection(), making.timeout(), true);
+                ClusterStatus cluster = status.status();
+                if (!cluster.quorum()) {
+                    problems.add("no quorum: " + cluster.healthyCount() + " of " + desired.members().size() + " members healthy");
+                }
+                status.lock().ifPresent(held -> problems.add("its lock is held" + held.holder()
+                        .map(h -> " by " + h.describe(Instant.now())).orElse("") + ": wait for it, or see 'etcdwright unlock'"));
+            }
+        } catch (RuntimeException e) {
+            problems.add("cannot be planned: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+        }
+        plan.ifPresent(p -> p.refusals().forEach(r -> problems.add("refused: " + r.line())));
+        return new Entry(name, input, plan, problems);
+    }
+}

@@ -1,0 +1,173 @@
+package io.etcdwright.rollout;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * What a rollout is and how far it got, as kept between processes ({@link RolloutRecords}): the
+ * clusters in their waves, each one's state, and the rollout's settings, so that {@code resume}
+ * on any workstation that reaches the record walks the same waves with the same gate and budget.
+ * No secret is in it: names, paths as the operator gave them, states and error messages.
+ *
+ * @param id       the rollout's name ({@code rollout status ID})
+ * @param state    where the rollout as a whole is
+ * @param reason   why it stopped, paused or was aborted, for the operator
+ * @param by       who started it or last drove it (user@host)
+ * @param settings how its waves are gated and budgeted
+ * @param clusters every cluster, in the rollout's order, with its wave
+ */
+public record RolloutRecord(String id, RolloutState state, Optional<String> reason, Instant created, Instant updated,
+                            String by, Settings settings, List<Cluster> clusters) {
+    /** The version of the record's JSON document. */
+    public static final int VERSION = 1;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public RolloutRecord {
+        clusters = List.copyOf(clusters);
+    }
+
+    /**
+     * How the rollout's waves are run.
+     *
+     * @param waves            the waves as the operator gave them ({@code 1,3,6}, or {@code by label site})
+     * @param parallel         clusters of a wave applied at once
+     * @param maxFailures      the failure budget of a wave as given ({@code 0}, {@code 2}, {@code 10%})
+     * @param validateCount    health checks of each applied cluster
+     * @param validateInterval time between them
+     * @param soak             time after the checks before the last one
+     * @param pauseAfterWave   pause after every wave but the last
+     */
+    public record Settings(String waves, int parallel, String maxFailures, int validateCount, Duration validateInterval,
+                           Duration soak, boolean pauseAfterWave) {
+    }
+
+    /**
+     * One cluster of the rollout.
+     *
+     * @param spec      its spec's path as given (resolved where the command runs)
+     * @param inventory its inventory's path as given
+     * @param wave      its wave, from 1
+     * @param error     why it failed
+     * @param steps     steps its apply ran
+     * @param seconds   its apply and gate, in seconds
+     */
+    public record Cluster(String name, String spec, String inventory, int wave, ClusterState state, Optional<String> error,
+                          int steps, double seconds) {
+        public Cluster with(ClusterState newState, Optional<String> newError, int newSteps, double newSeconds) {
+            return new Cluster(name, spec, inventory, wave, newState, newError, newSteps, newSeconds);
+        }
+
+        public Cluster with(ClusterState newState) {
+            return with(newState, newState == ClusterState.FAILED ? error : Optional.empty(), steps, seconds);
+        }
+    }
+
+    /** How many waves the rollout has. */
+    public int waveCount() {
+        return clusters.stream().mapToInt(Cluster::wave).max().orElse(0);
+    }
+
+    /** The clusters of wave {@code wave}, in the rollout's order. */
+    public List<Cluster> wave(int wave) {
+        return clusters.stream().filter(c -> c.wave() == wave).toList();
+    }
+
+    public Optional<Cluster> cluster(String name) {
+        return clusters.stream().filter(c -> c.name().equals(name)).findFirst();
+    }
+
+    /** This record with one cluster changed. */
+    public RolloutRecord withCluster(String name, UnaryOperator<Cluster> change) {
+        List<Cluster> changed = new ArrayList<>();
+        for (Cluster c : clusters) {
+            changed.add(c.name().equals(name) ? change.apply(c) : c);
+        }
+        return new RolloutRecord(id, state, reason, created, Instant.now(), by, settings, changed);
+    }
+
+    /** This record in {@code newState}, for {@code why}. */
+    public RolloutRecord withState(RolloutState newState, Optional<String> why) {
+        return new RolloutRecord(id, newState, why, created, Instant.now(), by, settings, clusters);
+    }
+
+    /** This record, driven now by {@code driver}. */
+    public RolloutRecord drivenBy(String driver) {
+        return new RolloutRecord(id, state, reason, created, Instant.now(), driver, settings, clusters);
+    }
+
+    public byte[] toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("version", VERSION);
+        root.put("id", id);
+        root.put("state", state.label());
+        reason.ifPresent(r -> root.put("reason", r));
+        root.put("created", created.toString());
+        root.put("updated", updated.toString());
+        root.put("by", by);
+        ObjectNode s = root.putObject("settings");
+        s.put("waves", settings.waves());
+        s.put("parallel", settings.parallel());
+        s.put("max_failures", settings.maxFailures());
+        s.put("validate_count", settings.validateCount());
+        s.put("validate_interval_seconds", settings.validateInterval().toMillis() / 1000.0);
+        s.put("soak_seconds", settings.soak().toMillis() / 1000.0);
+        s.put("pause_after_wave", settings.pauseAfterWave());
+        ArrayNode list = root.putArray("clusters");
+        for (Cluster c : clusters) {
+            ObjectNode n = list.addObject();
+            n.put("name", c.name());
+            n.put("spec", c.spec());
+            n.put("inventory", c.inventory());
+            n.put("wave", c.wave());
+            n.put("state", c.state().label());
+            c.error().ifPresent(e -> n.put("error", e));
+            n.put("steps", c.steps());
+            n.put("seconds", Math.round(c.seconds() * 10) / 10.0);
+        }
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root).concat("\n").getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Reads a record written by {@link #toJson}; {@code what} names it in the error of one that is not. */
+    public static RolloutRecord parse(byte[] content, String what) {
+        try {
+            JsonNode root = JSON.readTree(content);
+            if (root == null || root.path("version").asInt() != VERSION) {
+                throw new IllegalStateException(what + " is not a rollout record of version " + VERSION);
+            }
+            JsonNode s = root.path("settings");
+            Settings settings = new Settings(s.path("waves").asText(), s.path("parallel").asInt(1), s.path("max_failures").asText("0"),
+                    s.path("validate_count").asInt(), Duration.ofMillis(Math.round(s.path("validate_interval_seconds").asDouble() * 1000)),
+                    Duration.ofMillis(Math.round(s.path("soak_seconds").asDouble() * 1000)), s.path("pause_after_wave").asBoolean());
+            List<Cluster> clusters = new ArrayList<>();
+            for (JsonNode n : root.path("clusters")) {
+                clusters.add(new Cluster(n.path("name").asText(), n.path("spec").asText(), n.path("inventory").asText(),
+                        n.path("wave").asInt(), ClusterState.valueOf(n.path("state").asText().toUpperCase(java.util.Locale.ROOT)),
+                        n.hasNonNull("error") ? Optional.of(n.path("error").asText()) : Optional.empty(),
+                        n.path("steps").asInt(), n.path("seconds").asDouble()));
+            }
+            return new RolloutRecord(root.path("id").asText(),
+                    RolloutState.valueOf(root.path("state").asText().toUpperCase(java.util.Locale.ROOT)),
+                    root.hasNonNull("reason") ? Optional.of(root.path("reason").asText()) : Optional.empty(),
+                    Instant.parse(root.path("created").asText()), Instant.parse(root.path("updated").asText()),
+                    root.path("by").asText(), settings, clusters);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException(what + " cannot be read as a rollout record: " + e.getMessage(), e);
+        }
+    }
+}
