@@ -84,7 +84,8 @@ final class RolloutCommand implements Callable<Integer> {
         }
         String id = options.id();
         RolloutPlan plan = RolloutPlan.make(id, loaded.inputs(), loaded.clusters(), options.sizes(), settings,
-                new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty()));
+                new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
+                        options.backupWithin()));
         PrintWriter shown = json ? err : out;
         RolloutReport.plan(plan, shown);
         if (!plan.ready()) {
@@ -148,7 +149,8 @@ final class RolloutCommand implements Callable<Integer> {
         String id = RolloutRecords.checkId(base + "-wave" + k + "-shard" + shard.index() + "of" + shard.total());
         RolloutPlan plan = RolloutPlan.oneWave(id, k, mine.stream().map(i -> loaded.inputs().get(i)).toList(),
                 mine.stream().map(i -> loaded.clusters().get(i)).toList(), settings,
-                new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty()));
+                new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
+                        options.backupWithin()));
         shown.println("Shard " + shard + " of wave " + k + ": " + plan.entries().size() + " of its " + waves.get(k - 1).size() + " clusters.");
         RolloutReport.plan(plan, shown);
         if (!plan.ready()) {
@@ -266,7 +268,7 @@ final class RolloutCommand implements Callable<Integer> {
             Loaded loaded = load(input.inputs(), input.parallel);
             RolloutPlan plan = RolloutPlan.make(rollout.id(), loaded.inputs(), loaded.clusters(), rollout.sizes(), settings,
                     new RolloutPlan.Making(connection.settings(), new PlanSettings(true, false, waits.timeouts()),
-                            io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.ofNullable(facts)));
+                            io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.ofNullable(facts), rollout.backupWithin()));
             RolloutReport.plan(plan, out);
             if (!plan.ready()) {
                 return Main.ERROR;

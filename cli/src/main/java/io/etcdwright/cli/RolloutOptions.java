@@ -35,6 +35,15 @@ final class RolloutOptions {
     @Option(names = "--pause-after-wave", description = "Pause after every wave but the last: 'etcdwright rollout resume' starts the next.")
     boolean pauseAfterWave;
 
+    @Option(names = "--backup-within", paramLabel = "DURATION", description = "Start only if every cluster whose spec names backup"
+            + " stores has a complete backup in one of them not older than this (24h, 90m).")
+    String backupWithin;
+
+    /** The backup precondition asked for, checked as the other options are. */
+    java.util.Optional<Duration> backupWithin() {
+        return backupWithin == null ? java.util.Optional.empty() : java.util.Optional.of(DurationText.parse("--backup-within", backupWithin));
+    }
+
     @Option(names = "--wave", paramLabel = "K", description = "Run wave K only, as one of its shards (--shard): the gate of wave K-1"
             + " is checked from the hosts first (a CI stage or a Kubernetes Job a wave; docs/rollouts.md). Needs --rollout.")
     Integer wave;
@@ -51,7 +60,7 @@ final class RolloutOptions {
 
     /** Some option only a rollout takes was given: one cluster is rolled out too (a rollout of one, with its gate and record). */
     boolean asked() {
-        return waves != null || wave != null || shard != null || shards != null || !"0".equals(maxFailures) || validateCount != 2 || !"10s".equals(validateInterval) || !"0".equals(soak)
+        return waves != null || backupWithin != null || wave != null || shard != null || shards != null || !"0".equals(maxFailures) || validateCount != 2 || !"10s".equals(validateInterval) || !"0".equals(soak)
                 || pauseAfterWave || name != null;
     }
 
@@ -65,6 +74,7 @@ final class RolloutOptions {
         sizes();
         FailureBudget.parse(maxFailures);
         ConnectionOptions.positive("--validate-count", validateCount);
+        backupWithin();
         Duration interval = DurationText.parse("--validate-interval", validateInterval);
         Duration soakFor = DurationText.parse("--soak", soak);
         return new RolloutRecord.Settings(waves == null ? DEFAULT_WAVES : waves, parallel, maxFailures, validateCount,

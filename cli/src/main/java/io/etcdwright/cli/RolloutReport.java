@@ -36,7 +36,7 @@ final class RolloutReport {
                 + s.parallel() + " at once, at most " + s.maxFailures() + " failed a wave; gate: " + s.validateCount()
                 + " health checks " + DurationText.format(s.validateInterval()) + " apart, soak " + DurationText.format(s.soak())
                 + (s.pauseAfterWave() ? ", pause after each wave" : "") + ")"
-                + (plan.offline() ? "\nPlanned offline from recorded facts: locks and quorum were not asked." : ""));
+                + (plan.offline() ? "\nPlanned offline from recorded facts: locks, quorum and backups were not asked." : ""));
         for (RolloutPlan.Wave w : plan.waves()) {
             out.println();
             out.println("Wave " + w.number() + " (" + w.clusters().size() + (w.clusters().size() == 1 ? " cluster" : " clusters") + ")");

@@ -486,11 +486,16 @@ class FleetAndMonitoringIT {
         return states;
     }
 
-    /** The version each member of cluster {@code c} runs, as etcd says. */
-    static List<String> versions(int c) throws IOException {
-        Cli.Run status = Cli.run("status", "-i", inv, "-f", spec(c).toString(), "-o", "json");
-        List<String> versions = new ArrayList<>();
-        JSON.readTree(status.out()).path("members").forEach(m -> versions.add(m.path("version").asText()));
+    /** The versions the members of every cluster run, as etcd says, by cluster: one status run over the fleet. */
+    static Map<String, List<String>> versions() throws IOException {
+        Cli.Run status = Cli.run("status", "-i", inv, "-f", specs.toString(), "-o", "json", "--timeout", "15");
+        Map<String, List<String>> versions = new java.util.LinkedHashMap<>();
+        for (JsonNode c : JSON.readTree(status.out()).path("clusters")) {
+            List<String> members = new ArrayList<>();
+            c.path("document").path("members").forEach(m -> members.add(m.path("version").asText()));
+            versions.put(c.path("cluster").asText(), members);
+        }
+        assertEquals(CLUSTERS, versions.size(), status.all());
         return versions;
     }
 
@@ -540,23 +545,26 @@ class FleetAndMonitoringIT {
                 load.awaitMore(20, Duration.ofSeconds(60));
             }
             try (Cli.Launched rollout = Cli.Launched.start(HOSTS.home(), "apply", "-i", inv, "-f", specs.toString(), "--waves", "1,3,6",
-                    "--soak", "5s", "--validate-count", "1", "--rollout", "r1", "--yes", "--junit", junit.toString())) {
+                    "--soak", "10s", "--validate-count", "1", "--rollout", "r1", "--yes", "--junit", junit.toString())) {
                 rollout.await(java.util.regex.Pattern.compile("rollout: " + name(SOAK_FAILS) + ": soaking"), Duration.ofMinutes(6));
                 Testbed.ssh(SOAK_FAILS_HOST, "systemctl stop etcd");
                 Cli.Run stopped = rollout.finish(Duration.ofMinutes(3));
                 assertEquals(1, stopped.exitCode(), stopped.out());
                 assertTrue(stopped.out().contains("Rollout r1 stopped: wave 2: 1 of 3 clusters failed"), stopped.out());
-                assertTrue(stopped.out().matches("(?s).*" + name(SOAK_FAILS) + ": after the soak: health gate, check 1 of 1: .*"
-                        + "h" + SOAK_FAILS_HOST + " is not healthy.*"), stopped.out());
+                // etcd's answer names the stopped member; a check that asked etcd while the member was still on its way
+                // down finds it in the plan instead (seen once in CI, the stop outlasting a 5 s soak): both fail the gate.
+                assertTrue(stopped.out().matches("(?s).*" + name(SOAK_FAILS) + ": after the soak: health gate, check 1 of 1: (.*h"
+                        + SOAK_FAILS_HOST + " is not healthy|the plan is not empty \\(\\d+ steps left, first: > start etcd).*"), stopped.out());
             }
             JsonNode record = rolloutRecord("r1");
             assertEquals("stopped", record.path("state").asText());
             Map<String, String> states = clusterStates(record);
             assertEquals("done", states.get("f01"));
             assertEquals("failed", states.get(name(SOAK_FAILS)));
+            Map<String, List<String>> before = versions();
             for (int c = 5; c <= CLUSTERS; c++) {
                 assertEquals("waiting", states.get(name(c)), "wave 3 untouched: " + states);
-                assertEquals(List.of("3.5.16", "3.5.16", "3.5.16"), versions(c), name(c) + " was touched");
+                assertEquals(List.of("3.5.16", "3.5.16", "3.5.16"), before.get(name(c)), name(c) + " was touched");
             }
             Document xml = junit(junit);
             assertEquals(3, xml.getElementsByTagName("testsuite").getLength());
@@ -583,8 +591,9 @@ class FleetAndMonitoringIT {
         JsonNode done = rolloutRecord("r1");
         assertEquals("done", done.path("state").asText(), done.toString());
         clusterStates(done).forEach((cluster, state) -> assertEquals("done", state, cluster + " in " + done));
+        Map<String, List<String>> after = versions();
         for (int c = 1; c <= CLUSTERS; c++) {
-            assertEquals(List.of(PATCH, PATCH, PATCH), versions(c), name(c));
+            assertEquals(List.of(PATCH, PATCH, PATCH), after.get(name(c)), name(c));
         }
         for (int c = 1; c <= 4; c++) {
             WriteLoad.checkNothingLost(envs.get(c - 1), acks.get(c - 1), "rollout-" + name(c), 3);

@@ -3,7 +3,9 @@ package io.etcdwright.rollout;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.modules.membership.ClusterStatus;
+import io.etcdwright.run.BackupStores;
 import io.etcdwright.run.ClusterRun;
+import io.etcdwright.run.RecoveryBackups;
 import io.etcdwright.run.ConnectionSettings;
 import io.etcdwright.run.FleetRun;
 import io.etcdwright.run.PlanSettings;
@@ -60,7 +62,12 @@ public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave>
     }
 
     /** What the plan was made with: how each cluster's plan is made and how long etcd is asked for. */
-    public record Making(ConnectionSettings connection, PlanSettings planSettings, Duration timeout, Optional<Path> factsDir) {
+    public record Making(ConnectionSettings connection, PlanSettings planSettings, Duration timeout, Optional<Path> factsDir,
+                         Optional<Duration> backupWithin) {
+        /** Without a backup precondition. */
+        public Making(ConnectionSettings connection, PlanSettings planSettings, Duration timeout, Optional<Path> factsDir) {
+            this(connection, planSettings, timeout, factsDir, Optional.empty());
+        }
     }
 
     /** Every cluster of it, in the rollout's order. */
@@ -177,6 +184,10 @@ public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave>
                 ClusterStatus cluster = status.status();
                 if (!cluster.quorum()) {
                     problems.add("no quorum: " + cluster.healthyCount() + " of " + desired.members().size() + " members healthy");
+                }
+                if (making.backupWithin().isPresent()) {
+                    problems.addAll(BackupFreshness.problems(new RecoveryBackups(desired, store -> BackupStores.open(store, desired,
+                            making.connection()), RecoveryBackups.BOUND).look(), making.backupWithin().get(), Instant.now()));
                 }
                 status.lock().ifPresent(held -> problems.add("its lock is held" + held.holder()
                         .map(h -> " by " + h.describe(Instant.now())).orElse("") + ": wait for it, or see 'etcdwright unlock'"));
