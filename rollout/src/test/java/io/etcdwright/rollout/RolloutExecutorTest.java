@@ -90,22 +90,7 @@ class RolloutExecutorTest {
             int check = gateChecks.merge(name, 1, Integer::sum);
             return gateFailsOnCheck.getOrDefault(name, 0) == check ? List.of(name + "-m1 is not healthy") : List.of();
         };
-        RolloutListener listener = new RolloutListener() {
-            @Override
-            public void line(String line) {
-                lines.add(line);
-            }
-
-            @Override
-            public void planned(String cluster, Plan plan) {
-            }
-
-            @Override
-            public ProgressListener progress(String cluster) {
-                return ProgressListener.SILENT;
-            }
-        };
-        return new RolloutExecutor(records, clusters, work, gate, listener, slept::add);
+        return new RolloutExecutor(records, clusters, work, gate, executorListener(), slept::add);
     }
 
     private List<ClusterState> states(RolloutRecord r) {
