@@ -75,7 +75,7 @@ class BackupRestoreIT {
     }
 
     static void writeSpec(String name, List<String> hosts, boolean encrypted) throws Exception {
-        String release = Testbed.bridgeAddress() + ":" + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
+        String release = Testbed.bridgeAddress() + ":" + Testbed.HTTP_PORT;
         Files.writeString(work.resolve(name), """
                 cluster: {name: vault}
                 members: {hosts: [%s]}

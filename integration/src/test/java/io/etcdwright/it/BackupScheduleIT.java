@@ -62,8 +62,8 @@ class BackupScheduleIT {
     @BeforeAll
     static void hosts() throws Exception {
         Path home = HOSTS.home();
-        String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
-        String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
+        String net = Testbed.NET;
+        String port = Testbed.HTTP_PORT;
         // On etcd 3.7: the hosts' own snapshot save and etcdutl snapshot status of the newest release.
         String base = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
                 .replace("http://10.77.0.1:8799/", "http://" + net + ".1:" + port + "/")

@@ -100,7 +100,7 @@ class CreateSizesIT {
                 .replace("  url: http", "  source: fetch\n  url: http")
                 // The hosts fetch from this testbed's release server, whatever its net.
                 .replace("http://10.77.0.1:8799/", "http://" + Testbed.bridgeAddress() + ":"
-                        + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799") + "/"));
+                        + Testbed.HTTP_PORT + "/"));
         assertTrue(Files.readString(spec).contains("source: fetch"));
         createHealthyAndIdempotent(spec.toString(), 3, "3.4.23");
         Path cache = HOSTS.home().resolve("cache/releases");

@@ -22,7 +22,7 @@ final class Etcdctl {
     }
 
     static Etcdctl unpack(Path dir, String version) {
-        Path tarball = Testbed.HOME.resolve("releases/v" + version + "/etcd-v" + version + "-linux-amd64.tar.gz");
+        Path tarball = Testbed.RELEASES.resolve("v" + version + "/etcd-v" + version + "-linux-amd64.tar.gz");
         Testbed.Result r = Testbed.exec(List.of("tar", "-xzf", tarball.toString(), "-C", dir.toString(), "--strip-components=1"));
         if (r.exitCode() != 0) {
             throw new AssertionError("cannot unpack " + tarball + ": " + r.stderr());

@@ -26,7 +26,6 @@ import java.util.Map;
  * integration/target/fork-health.txt, beside the reports.
  */
 public final class ForkHealth implements TestExecutionListener {
-    private static final Path REPORT = Testbed.ROOT.resolve("integration/target/fork-health.txt");
     private static final int TOP = 5;
 
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -67,15 +66,17 @@ public final class ForkHealth implements TestExecutionListener {
         }
         spent.sort((a, b) -> Double.compare(b.cpuSeconds(), a.cpuSeconds()));
         double fromOlder = spent.stream().filter(Spent::leftFromBefore).mapToDouble(Spent::cpuSeconds).sum();
-        StringBuilder line = new StringBuilder(String.format("%s: %.1f s, %d threads alive after it, %.1f s CPU in threads older than the class%n",
-                test.getDisplayName(), seconds, spent.size(), fromOlder));
+        StringBuilder line = new StringBuilder(String.format("lane %s: %s: %.1f s, %d threads alive after it, %.1f s CPU in threads older than the class%n",
+                Testbed.SETTINGS.get("TESTBED_LANE"), test.getDisplayName(), seconds, spent.size(), fromOlder));
         spent.stream().limit(TOP).forEach(s -> line.append(String.format("    %-60s %-13s %6.1f s CPU%s%n",
                 s.name(), s.state(), s.cpuSeconds(), s.leftFromBefore() ? " (older than the class)" : "")));
+        // Looked up only now: surefire makes its listeners before it sets the fork's system properties.
+        Path report = Testbed.ROOT.resolve("integration/target/fork-health.txt");
         try {
-            Files.createDirectories(REPORT.getParent());
-            Files.writeString(REPORT, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.createDirectories(report.getParent());
+            Files.writeString(report, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } catch (IOException e) {
-            System.err.println("fork-health: cannot write " + REPORT + ": " + e.getMessage());
+            System.err.println("fork-health: cannot write " + report + ": " + e.getMessage());
         }
     }
 

@@ -30,8 +30,8 @@ class OfflinePlanIT {
     @BeforeAll
     static void hosts() throws Exception {
         // The release server of this testbed (TESTBED_NET / TESTBED_HTTP_PORT), not the example's default.
-        String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
-        String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
+        String net = Testbed.NET;
+        String port = Testbed.HTTP_PORT;
         String example = Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
                 .replace("http://10.77.0.1:8799/", "http://" + net + ".1:" + port + "/");
         spec = HOSTS.home().resolve("three.yaml");

@@ -42,8 +42,8 @@ class RestoreIT {
 
     /** A spec of this testbed (its release server), with these member hosts and version. */
     static String spec(String name, String hosts, String version) throws Exception {
-        String net = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
-        String port = System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799");
+        String net = Testbed.NET;
+        String port = Testbed.HTTP_PORT;
         Path spec = HOSTS.home().resolve(name + ".yaml");
         Files.writeString(spec, Files.readString(Testbed.ROOT.resolve("examples/three-node.yaml"))
                 .replace("http://10.77.0.1:8799/", "http://" + net + ".1:" + port + "/")

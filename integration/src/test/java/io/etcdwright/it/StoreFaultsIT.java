@@ -117,7 +117,7 @@ class StoreFaultsIT {
 
     /** The workstation's end of host i's veth (testbed/testbed host_veth). */
     static String veth(int host) {
-        return System.getenv().getOrDefault("TESTBED_PREFIX", "ew") + "v" + host;
+        return Testbed.PREFIX + "v" + host;
     }
 
     static String spec() {

@@ -8,7 +8,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 
@@ -20,9 +22,19 @@ import java.util.concurrent.TimeUnit;
 final class Testbed {
     static final Path ROOT = Path.of(System.getProperty("etcdwright.root", "..")).toAbsolutePath().normalize();
     static final Path SCRIPT = ROOT.resolve("testbed/testbed");
-    static final Path INVENTORY = ROOT.resolve("inventories/testbed/hosts.yaml");
-    static final Path KNOWN_HOSTS = ROOT.resolve("inventories/testbed/known_hosts");
-    static final Path HOME = Path.of(System.getenv().getOrDefault("TESTBED_HOME", "/var/tmp/etcdwright-testbed"));
+    /**
+     * The settings of this JVM's testbed, given to every testbed/testbed it runs. Lane 1 (one
+     * surefire fork, or the first of several: {@code testbed.lane} is its fork number) is the
+     * default testbed, or whatever the environment says; lane K beside it is a testbed of its own
+     * (its own /24, names, release server port, hosts and inventory) sharing lane 1's rootfs and
+     * release cache, which its hosts only read. Two lanes run two test classes at once: on two
+     * cores the tests leave about half of the machine idle, waiting on etcd, systemd and SSH.
+     */
+    static final Map<String, String> SETTINGS = laneSettings(Integer.getInteger("testbed.lane", 1) + Integer.getInteger("testbed.lane.offset", 0));
+    static final Path INVENTORY = Path.of(SETTINGS.get("TESTBED_INVENTORY_DIR")).resolve("hosts.yaml");
+    static final Path KNOWN_HOSTS = INVENTORY.resolveSibling("known_hosts");
+    static final Path HOME = Path.of(SETTINGS.get("TESTBED_HOME"));
+    static final Path RELEASES = Path.of(SETTINGS.get("TESTBED_RELEASES"));
     static final Path KEY = HOME.resolve("id_ed25519");
     /**
      * Where the testbed keeps the console and journal of a host that failed to boot: in the
@@ -59,8 +71,34 @@ final class Testbed {
         run("remove", String.valueOf(host));
     }
 
+    /** The lane's settings as testbed/testbed itself derives them (its 'settings' command): one place decides them. */
+    private static Map<String, String> laneSettings(int lane) {
+        try {
+            ProcessBuilder builder = new ProcessBuilder(SCRIPT.toString(), "settings").redirectErrorStream(true);
+            builder.environment().put("TESTBED_LANE", Integer.toString(lane));
+            Process p = builder.start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(1, TimeUnit.MINUTES) || p.exitValue() != 0) {
+                throw new IllegalStateException("testbed/testbed settings (TESTBED_LANE=" + lane + ") failed: " + out);
+            }
+            Map<String, String> settings = new LinkedHashMap<>();
+            out.lines().map(l -> l.split("=", 2)).filter(kv -> kv.length == 2).forEach(kv -> settings.put(kv[0], kv[1]));
+            return Map.copyOf(settings);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The testbed's /24 (TESTBED_NET): a second testbed on the machine runs on its own. */
-    static final String NET = System.getenv().getOrDefault("TESTBED_NET", "10.77.0");
+    static final String NET = SETTINGS.get("TESTBED_NET");
+    /** Its names' prefix (TESTBED_PREFIX): netns PREFIXh1, veth PREFIXv1. */
+    static final String PREFIX = SETTINGS.get("TESTBED_PREFIX");
+    /** Its release server's port on the bridge (TESTBED_HTTP_PORT). */
+    static final String HTTP_PORT = SETTINGS.get("TESTBED_HTTP_PORT");
 
     static String address(int host) {
         return NET + "." + (10 + host);
@@ -73,7 +111,7 @@ final class Testbed {
 
     /** This testbed's release server (TESTBED_HTTP_PORT on the bridge), as the examples' artifact URLs name it. */
     static String releaseServer() {
-        return "http://" + bridgeAddress() + ":" + System.getenv().getOrDefault("TESTBED_HTTP_PORT", "8799") + "/";
+        return "http://" + bridgeAddress() + ":" + HTTP_PORT + "/";
     }
 
     /**
@@ -83,7 +121,7 @@ final class Testbed {
      */
     static String newestRelease(String minor) {
         try {
-            List<String> versions = Files.readAllLines(HOME.resolve("releases/versions"));
+            List<String> versions = Files.readAllLines(RELEASES.resolve("versions"));
             String newest = null;
             for (String v : versions) {
                 if (v.startsWith(minor + ".")) {
@@ -199,6 +237,8 @@ final class Testbed {
             Path err = Files.createTempFile("testbed", ".err");
             ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
             builder.environment().putIfAbsent("TESTBED_KEEP_LOGS", FAILED_HOST_LOGS.toString());
+            // The lane alone: the script derives the rest of its settings from it, as it told laneSettings.
+            builder.environment().put("TESTBED_LANE", SETTINGS.get("TESTBED_LANE"));
             Process p = builder.start();
             p.getOutputStream().close();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
