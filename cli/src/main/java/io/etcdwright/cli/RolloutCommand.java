@@ -83,7 +83,7 @@ final class RolloutCommand implements Callable<Integer> {
             throw new IllegalArgumentException((options.shard != null ? "--shard" : "--shards") + " takes --wave K: a shard is part of one wave");
         }
         String id = options.id();
-        RolloutPlan plan = RolloutPlan.make(id, loaded.inputs(), loaded.clusters(), options.sizes(), settings,
+        RolloutPlan plan = RolloutPlan.make(id, loaded.inputs(), loaded.clusters(), options.grouping(), settings,
                 new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
                         options.backupWithin()));
         PrintWriter shown = json ? err : out;
@@ -126,7 +126,9 @@ final class RolloutCommand implements Callable<Integer> {
         java.util.OptionalInt total = options.shards == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(options.shards);
         io.etcdwright.run.rollout.Shard shard = io.etcdwright.run.rollout.Shard.of(Optional.ofNullable(options.shard), total, System.getenv())
                 .orElse(new io.etcdwright.run.rollout.Shard(1, 1));
-        List<List<Integer>> waves = options.sizes().split(java.util.stream.IntStream.range(0, loaded.clusters().size()).boxed().toList());
+        // The waves of the whole rollout, as every shard and the rollout run whole compute them.
+        List<io.etcdwright.run.rollout.Waves.Wave> waves = options.grouping()
+                .group(loaded.clusters().stream().map(DesiredState::spec).toList());
         int k = options.wave;
         if (k < 1 || k > waves.size()) {
             throw new IllegalArgumentException("--wave " + k + ": the rollout of " + loaded.clusters().size() + " clusters in waves "
@@ -134,7 +136,7 @@ final class RolloutCommand implements Callable<Integer> {
         }
         PrintWriter shown = json ? err : out;
         if (k > 1) {
-            List<DesiredState> before = waves.get(k - 2).stream().map(i -> loaded.clusters().get(i)).toList();
+            List<DesiredState> before = waves.get(k - 2).clusters().stream().map(i -> loaded.clusters().get(i)).toList();
             List<String> problems = gateProblems(before, connection, planSettings);
             if (!problems.isEmpty()) {
                 problems.forEach(p -> err.println("error: " + p));
@@ -144,14 +146,15 @@ final class RolloutCommand implements Callable<Integer> {
             }
             shown.println("Wave " + (k - 1) + " passed its health gate: " + before.size() + " clusters.");
         }
-        List<Integer> mine = shard.take(waves.get(k - 1), i -> loaded.clusters().get(i).spec().name());
+        List<Integer> mine = shard.take(waves.get(k - 1).clusters(), i -> loaded.clusters().get(i).spec().name());
         mine = mine.stream().sorted().toList();
         String id = RolloutRecords.checkId(base + "-wave" + k + "-shard" + shard.index() + "of" + shard.total());
-        RolloutPlan plan = RolloutPlan.oneWave(id, k, mine.stream().map(i -> loaded.inputs().get(i)).toList(),
+        RolloutPlan plan = RolloutPlan.oneWave(id, k, waves.get(k - 1).label(), mine.stream().map(i -> loaded.inputs().get(i)).toList(),
                 mine.stream().map(i -> loaded.clusters().get(i)).toList(), settings,
                 new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
                         options.backupWithin()));
-        shown.println("Shard " + shard + " of wave " + k + ": " + plan.entries().size() + " of its " + waves.get(k - 1).size() + " clusters.");
+        shown.println("Shard " + shard + " of wave " + k + ": " + plan.entries().size() + " of its " + waves.get(k - 1).clusters().size()
+                + " clusters.");
         RolloutReport.plan(plan, shown);
         if (!plan.ready()) {
             err.println("Not started: the shard's preconditions do not all hold (see above). Nothing was changed.");
@@ -266,7 +269,7 @@ final class RolloutCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             RolloutRecord.Settings settings = rollout.settings(input.parallel);
             Loaded loaded = load(input.inputs(), input.parallel);
-            RolloutPlan plan = RolloutPlan.make(rollout.id(), loaded.inputs(), loaded.clusters(), rollout.sizes(), settings,
+            RolloutPlan plan = RolloutPlan.make(rollout.id(), loaded.inputs(), loaded.clusters(), rollout.grouping(), settings,
                     new RolloutPlan.Making(connection.settings(), new PlanSettings(true, false, waits.timeouts()),
                             io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.ofNullable(facts), rollout.backupWithin()));
             RolloutReport.plan(plan, out);

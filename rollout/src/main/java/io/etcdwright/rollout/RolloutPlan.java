@@ -10,7 +10,7 @@ import io.etcdwright.run.ConnectionSettings;
 import io.etcdwright.run.FleetRun;
 import io.etcdwright.run.PlanSettings;
 import io.etcdwright.run.StatusReading;
-import io.etcdwright.run.rollout.WaveSizes;
+import io.etcdwright.run.rollout.Waves;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,8 +41,11 @@ public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave>
         waves = List.copyOf(waves);
     }
 
-    /** One wave: its number from 1 and its clusters in the rollout's order. */
-    public record Wave(int number, List<Entry> clusters) {
+    /**
+     * One wave: its number from 1, the label value that makes it ({@code site=dc1}, with
+     * {@code --waves-by}), and its clusters in the rollout's order.
+     */
+    public record Wave(int number, Optional<String> label, List<Entry> clusters) {
         public Wave {
             clusters = List.copyOf(clusters);
         }
@@ -100,31 +103,34 @@ public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave>
 
     /**
      * Plans the rollout of {@code clusters} (loaded and checked: {@link FleetRun#loadEvery}), the
-     * clusters in the order given, split into waves by {@code sizes}.
+     * clusters in the order given, put into waves by {@code grouping}.
+     *
+     * @throws io.etcdwright.engine.source.InvalidInputException when the grouping cannot place a
+     *         cluster (a spec without the label of {@code --waves-by}), before any host is contacted
      */
-    public static RolloutPlan make(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters, WaveSizes sizes,
+    public static RolloutPlan make(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters, Waves grouping,
                                    RolloutRecord.Settings settings, Making making) {
+        List<Waves.Wave> grouped = grouping.group(clusters.stream().map(DesiredState::spec).toList());
         List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
-        List<List<Entry>> split = sizes.split(entries);
         List<Wave> waves = new ArrayList<>();
-        for (int i = 0; i < split.size(); i++) {
-            waves.add(new Wave(i + 1, split.get(i)));
+        for (int i = 0; i < grouped.size(); i++) {
+            waves.add(new Wave(i + 1, grouped.get(i).label(), grouped.get(i).clusters().stream().map(entries::get).toList()));
         }
         return new RolloutPlan(id, settings, waves, making.factsDir().isPresent());
     }
 
     /**
      * One wave of a rollout run as shards ({@code apply --wave K --shard I/N}): {@code clusters}, this
-     * shard's part of it, as wave {@code number}, the waves before it left out (their gate is checked
-     * from the hosts, not from a record).
+     * shard's part of it, as wave {@code number} (made by {@code label}, with {@code --waves-by}), the
+     * waves before it left out (their gate is checked from the hosts, not from a record).
      */
-    public static RolloutPlan oneWave(String id, int number, List<FleetRun.Input> inputs, List<DesiredState> clusters,
-                                      RolloutRecord.Settings settings, Making making) {
+    public static RolloutPlan oneWave(String id, int number, Optional<String> label, List<FleetRun.Input> inputs,
+                                      List<DesiredState> clusters, RolloutRecord.Settings settings, Making making) {
         List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
-        return new RolloutPlan(id, settings, List.of(new Wave(number, entries)), making.factsDir().isPresent());
+        return new RolloutPlan(id, settings, List.of(new Wave(number, label, entries)), making.factsDir().isPresent());
     }
 
-    /** The same plan with its clusters in waves given by name (from a record, or by label): {@code waveOf} names each one's wave. */
+    /** The same plan with its clusters in waves given by name (from a record): {@code waveOf} names each one's wave. */
     public static RolloutPlan inWaves(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters,
                                       Map<String, Integer> waveOf, RolloutRecord.Settings settings, Making making) {
         List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
@@ -132,7 +138,7 @@ public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave>
         List<Wave> waves = new ArrayList<>();
         for (int w = 1; w <= count; w++) {
             int wave = w;
-            waves.add(new Wave(w, entries.stream().filter(e -> waveOf.get(e.name()) == wave).toList()));
+            waves.add(new Wave(w, Optional.empty(), entries.stream().filter(e -> waveOf.get(e.name()) == wave).toList()));
         }
         return new RolloutPlan(id, settings, waves, making.factsDir().isPresent());
     }

@@ -42,6 +42,8 @@ public record RolloutRecord(String id, RolloutState state, Optional<String> reas
      * How the rollout's waves are run.
      *
      * @param waves            the waves as the operator gave them ({@code 1,3,6}, or {@code by label site})
+     * @param wavesBy          the label whose values are the waves ({@code --waves-by site}); absent in a
+     *                         record of sized waves (and so in every record written before --waves-by)
      * @param parallel         clusters of a wave applied at once
      * @param maxFailures      the failure budget of a wave as given ({@code 0}, {@code 2}, {@code 10%})
      * @param validateCount    health checks of each applied cluster
@@ -49,8 +51,8 @@ public record RolloutRecord(String id, RolloutState state, Optional<String> reas
      * @param soak             time after the checks before the last one
      * @param pauseAfterWave   pause after every wave but the last
      */
-    public record Settings(String waves, int parallel, String maxFailures, int validateCount, Duration validateInterval,
-                           Duration soak, boolean pauseAfterWave) {
+    public record Settings(String waves, Optional<String> wavesBy, int parallel, String maxFailures, int validateCount,
+                           Duration validateInterval, Duration soak, boolean pauseAfterWave) {
     }
 
     /**
@@ -118,6 +120,7 @@ public record RolloutRecord(String id, RolloutState state, Optional<String> reas
         root.put("by", by);
         ObjectNode s = root.putObject("settings");
         s.put("waves", settings.waves());
+        settings.wavesBy().ifPresent(label -> s.put("waves_by", label));
         s.put("parallel", settings.parallel());
         s.put("max_failures", settings.maxFailures());
         s.put("validate_count", settings.validateCount());
@@ -151,7 +154,9 @@ public record RolloutRecord(String id, RolloutState state, Optional<String> reas
                 throw new IllegalStateException(what + " is not a rollout record of version " + VERSION);
             }
             JsonNode s = root.path("settings");
-            Settings settings = new Settings(s.path("waves").asText(), s.path("parallel").asInt(1), s.path("max_failures").asText("0"),
+            // waves_by came within version 1: a record without it is one of sized waves.
+            Optional<String> wavesBy = s.hasNonNull("waves_by") ? Optional.of(s.path("waves_by").asText()) : Optional.empty();
+            Settings settings = new Settings(s.path("waves").asText(), wavesBy, s.path("parallel").asInt(1), s.path("max_failures").asText("0"),
                     s.path("validate_count").asInt(), Duration.ofMillis(Math.round(s.path("validate_interval_seconds").asDouble() * 1000)),
                     Duration.ofMillis(Math.round(s.path("soak_seconds").asDouble() * 1000)), s.path("pause_after_wave").asBoolean());
             List<Cluster> clusters = new ArrayList<>();

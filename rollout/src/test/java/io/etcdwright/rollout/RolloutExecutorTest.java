@@ -75,7 +75,7 @@ class RolloutExecutorTest {
         }
         Instant now = Instant.now();
         records.create(new RolloutRecord(id, RolloutState.RUNNING, Optional.empty(), now, now, "tester@here",
-                new RolloutRecord.Settings("1,2,3", 2, maxFailures, 2, Duration.ofSeconds(10), soak, pause), list));
+                new RolloutRecord.Settings("1,2,3", Optional.empty(), 2, maxFailures, 2, Duration.ofSeconds(10), soak, pause), list));
     }
 
     private RolloutExecutor executor() {
