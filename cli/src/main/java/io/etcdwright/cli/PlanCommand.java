@@ -72,13 +72,10 @@ final class PlanCommand implements Callable<Integer> {
         InputOptions input = this.input.single();
         if (this.out != null) {
             // 'apply PLAN' reads the inputs again to prove them unchanged: a pipe gives its text once.
-            for (Path given : new Path[] {input.inventory, input.spec}) {
-                if (io.etcdwright.engine.source.PipedInput.isPipe(given)) {
-                    spec.commandLine().getErr().println("error: " + given + " is a pipe, and a saved plan is applied by reading"
-                            + " its input files again; write the input to a file (mode 0600 if it holds secrets) to use --out,"
-                            + " or plan and apply without saving the plan");
-                    return Main.ERROR;
-                }
+            java.util.Optional<String> pipe = PlanFile.pipeAmong(List.of(input.inventory, input.spec));
+            if (pipe.isPresent()) {
+                spec.commandLine().getErr().println("error: " + pipe.get());
+                return Main.ERROR;
             }
         }
         Plan plan;
