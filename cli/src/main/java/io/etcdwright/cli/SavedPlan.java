@@ -69,7 +69,8 @@ record SavedPlan(Path inventory, String inventorySha256, Path spec, String specS
         FieldPath format = FieldPath.of("format");
         if (!doc.path("format").isInt() || doc.path("format").asInt() != FORMAT) {
             throw read.problem(format, "is not a plan file this etcdwright can apply (format "
-                    + doc.path("format") + ", expected " + FORMAT + "); " + AGAIN);
+                    + doc.path("format") + ", expected " + FORMAT + ", or \"" + SavedRollout.FORMAT + "\" for a rollout saved with"
+                    + " 'etcdwright rollout plan --out'); " + AGAIN);
         }
         String inventory = read.text(FieldPath.of("inventory"), AGAIN);
         String inventorySha256 = read.sha256(FieldPath.of("inventory_sha256"), AGAIN);
