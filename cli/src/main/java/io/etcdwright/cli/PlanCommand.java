@@ -71,10 +71,10 @@ final class PlanCommand implements Callable<Integer> {
         }
         InputOptions input = this.input.single();
         if (this.out != null) {
-            // 'apply PLAN' reads the inputs again to prove them unchanged: a pipe gives its text once.
-            java.util.Optional<String> pipe = PlanFile.pipeAmong(List.of(input.inventory, input.spec));
-            if (pipe.isPresent()) {
-                spec.commandLine().getErr().println("error: " + pipe.get());
+            // 'apply PLAN' reads the inputs again to prove them unchanged by their digests.
+            java.util.Optional<String> unsavable = PlanFile.unsavable(List.of(input.inventory, input.spec));
+            if (unsavable.isPresent()) {
+                spec.commandLine().getErr().println("error: " + unsavable.get());
                 return Main.ERROR;
             }
         }

@@ -216,13 +216,22 @@ final class PlanFile {
     }
 
     /**
-     * A pipe among the inputs of a plan to save is refused: the saved plan is applied by reading its
-     * input files again, and a pipe gives its text once.
+     * Why an input of a plan to save cannot be proved unchanged when the plan is applied, or empty:
+     * the saved plan is applied by reading its input files again and comparing their digests, and a
+     * pipe gives its text once, a directory (an inventory of files) has no one digest.
      */
-    static Optional<String> pipeAmong(List<Path> inputs) {
-        return inputs.stream().filter(PipedInput::isPipe).findFirst().map(given -> given + " is a pipe, and a saved plan is"
-                + " applied by reading its input files again; write the input to a file (mode 0600 if it holds secrets) to use"
-                + " --out, or plan and apply without saving the plan");
+    static Optional<String> unsavable(List<Path> inputs) {
+        for (Path given : inputs) {
+            if (PipedInput.isPipe(given)) {
+                return Optional.of(given + " is a pipe, and a saved plan is applied by reading its input files again; write the"
+                        + " input to a file (mode 0600 if it holds secrets) to use --out, or plan and apply without saving the plan");
+            }
+            if (Files.isDirectory(given)) {
+                return Optional.of(given + " is a directory, and a saved plan proves its inputs unchanged by each file's digest;"
+                        + " give an inventory file to use --out, or plan and apply without saving the plan");
+            }
+        }
+        return Optional.empty();
     }
 
     /** Writes a plan file, readable by its owner only. */

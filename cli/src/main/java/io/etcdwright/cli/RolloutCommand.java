@@ -326,11 +326,11 @@ final class RolloutCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--out saves the whole rollout, every wave: --wave, --shard and --shards run"
                             + " one wave's shard from its specs, without a saved rollout");
                 }
-                // 'apply FILE' reads the inputs again to prove them unchanged: a pipe gives its text once.
-                Optional<String> pipe = PlanFile.pipeAmong(inputs.stream().flatMap(i -> java.util.stream.Stream.of(i.spec(),
+                // 'apply FILE' reads the inputs again to prove them unchanged by their digests.
+                Optional<String> unsavable = PlanFile.unsavable(inputs.stream().flatMap(i -> java.util.stream.Stream.of(i.spec(),
                         i.inventory())).toList());
-                if (pipe.isPresent()) {
-                    err.println("error: " + pipe.get());
+                if (unsavable.isPresent()) {
+                    err.println("error: " + unsavable.get());
                     return Main.ERROR;
                 }
             }

@@ -334,6 +334,19 @@ class SavedRolloutTest {
         assertFalse(Files.exists(file));
     }
 
+    /** 'apply FILE' proves each input unchanged by its digest: an input without one is refused before anything is planned. */
+    @Test
+    void anInventoryDirectoryIsNotSavedForItHasNoOneDigest() throws Exception {
+        Path directory = Files.createDirectories(dir.resolve("inventory.d"));
+        Path file = dir.resolve("not-saved.json");
+        FactsFileTest.Result r = run("rollout", "plan", "-i", directory.toString(), "-f", specs.get("a").toString(), "--facts",
+                facts.toString(), "--out", file.toString());
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertEquals("error: " + directory + " is a directory, and a saved plan proves its inputs unchanged by each file's digest;"
+                + " give an inventory file to use --out, or plan and apply without saving the plan\n", r.err());
+        assertFalse(Files.exists(file));
+    }
+
     @Test
     void aSavedRolloutIsToldFromASavedPlanByItsFormat() throws Exception {
         assertTrue(PlanFile.read(saved()).isRollout());
