@@ -135,7 +135,8 @@ final class RolloutCommand implements Callable<Integer> {
                         + "', resume it with 'etcdwright rollout resume " + saved.id() + "', or save a new one with"
                         + " 'etcdwright rollout plan --out'");
             }
-            RolloutPlan plan = RolloutPlan.inWaves(saved.id(), loaded.inputs(), loaded.clusters(), saved.waveOf(), saved.settings(),
+            RolloutPlan plan = RolloutPlan.inWaves(saved.id(), loaded.inputs(), loaded.clusters(), saved.waveOf(), saved.labelOf(),
+                    saved.settings(),
                     new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
                             saved.backupWithin()).reviewing(saved.reviewed()));
             RolloutReport.plan(plan, shown);

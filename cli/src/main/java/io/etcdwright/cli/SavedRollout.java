@@ -56,8 +56,8 @@ record SavedRollout(String id, RolloutRecord.Settings settings, boolean offline,
         waves = List.copyOf(waves);
     }
 
-    /** One wave: its number from 1 and its clusters. */
-    record Wave(int number, List<Cluster> clusters) {
+    /** One wave: its number from 1, the label value that makes it (with {@code --waves-by}) and its clusters. */
+    record Wave(int number, Optional<String> label, List<Cluster> clusters) {
         Wave {
             clusters = List.copyOf(clusters);
         }
@@ -85,7 +85,7 @@ record SavedRollout(String id, RolloutRecord.Settings settings, boolean offline,
                         e.input().inventory().toAbsolutePath(), PlanFile.digest(e.input().inventory()), ReviewedPlan.of(p),
                         p.steps().stream().map(s -> s.target() + ": " + s.line()).toList()));
             }
-            waves.add(new Wave(w.number(), clusters));
+            waves.add(new Wave(w.number(), w.label(), clusters));
         }
         return new SavedRollout(plan.id(), plan.settings(), plan.offline(), backupWithin, waves);
     }
@@ -100,6 +100,13 @@ record SavedRollout(String id, RolloutRecord.Settings settings, boolean offline,
         Map<String, Integer> waveOf = new LinkedHashMap<>();
         waves.forEach(w -> w.clusters().forEach(c -> waveOf.put(c.name(), w.number())));
         return waveOf;
+    }
+
+    /** The label value of each wave that has one, by wave number. */
+    Map<Integer, String> labelOf() {
+        Map<Integer, String> labelOf = new LinkedHashMap<>();
+        waves.forEach(w -> w.label().ifPresent(l -> labelOf.put(w.number(), l)));
+        return labelOf;
     }
 
     /** Each cluster's reviewed plan, by name. */
@@ -129,6 +136,7 @@ record SavedRollout(String id, RolloutRecord.Settings settings, boolean offline,
         for (Wave w : waves) {
             ObjectNode wave = list.addObject();
             wave.put("wave", w.number());
+            w.label().ifPresent(l -> wave.put("label", l));
             ArrayNode clusters = wave.putArray("clusters");
             for (Cluster c : w.clusters()) {
                 ObjectNode n = clusters.addObject();
@@ -195,7 +203,7 @@ record SavedRollout(String id, RolloutRecord.Settings settings, boolean offline,
                     found.addAll(e.problems());
                 }
             }
-            waves.add(new Wave(i + 1, clusters));
+            waves.add(new Wave(i + 1, wave.has("label") ? Optional.of(wave.path("label").asText()) : Optional.empty(), clusters));
         }
         if (!found.isEmpty()) {
             throw new InvalidInputException(found);

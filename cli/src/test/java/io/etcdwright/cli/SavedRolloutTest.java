@@ -151,7 +151,7 @@ class SavedRolloutTest {
     /** The saved rollout's clusters planned now from the facts in {@link #facts}, as 'apply FILE' plans them from the hosts. */
     private RolloutPlan planNow(SavedRollout saved) {
         List<DesiredState> clusters = FleetRun.loadEvery(saved.inputs(), 2);
-        return RolloutPlan.inWaves(saved.id(), saved.inputs(), clusters, saved.waveOf(), saved.settings(),
+        return RolloutPlan.inWaves(saved.id(), saved.inputs(), clusters, saved.waveOf(), saved.labelOf(), saved.settings(),
                 new RolloutPlan.Making(ConnectionSettings.defaults(), settings(), Duration.ofSeconds(1), Optional.of(facts))
                         .reviewing(saved.reviewed()));
     }
@@ -185,6 +185,29 @@ class SavedRolloutTest {
                 RolloutRecord.Cluster::name, c -> c.reviewed().orElseThrow())), "the record keeps them for each cluster's turn");
     }
 
+    /** Waves by a label (--waves-by): the saved rollout keeps each wave's label value and the label, and plans in them again. */
+    @Test
+    void aRolloutInWavesByALabelIsSavedWithItsWavesLabels() throws Exception {
+        Map<String, String> site = Map.of("a", "dc1", "b", "dc2", "c", "dc1");
+        for (String name : specs.keySet()) {
+            Files.writeString(specs.get(name), Files.readString(specs.get(name)).replace("name: " + name + "\n",
+                    "name: " + name + "\n  labels:\n    site: " + site.get(name) + "\n"));
+        }
+        Path file = dir.resolve("by-site.json");
+        FactsFileTest.Result r = run(concat(new String[] {"rollout", "plan"}, inputs("--waves-by", "site", "--facts", facts.toString(),
+                "--out", file.toString())));
+        assertEquals(0, r.code(), r.err() + r.out());
+        JsonOutputSchemaTest.conforms("saved-rollout", Files.readString(file));
+        SavedRollout saved = SavedRollout.from(PlanFile.read(file));
+        assertEquals(Optional.of("site"), saved.settings().wavesBy());
+        assertEquals(Map.of(1, "site=dc1", 2, "site=dc2"), saved.labelOf());
+        assertEquals(Map.of("a", 1, "c", 1, "b", 2), saved.waveOf());
+        RolloutPlan now = planNow(saved);
+        assertEquals(Optional.empty(), now.whyNotStarted(), RolloutReport.render(now));
+        assertEquals(List.of(Optional.of("site=dc1"), Optional.of("site=dc2")), now.waves().stream().map(RolloutPlan.Wave::label).toList());
+        assertTrue(RolloutReport.render(now).contains("Wave 2: site=dc2 (1 cluster)"), RolloutReport.render(now));
+    }
+
     private static RolloutRecord recordOf(RolloutPlan plan) {
         return plan.record("tester@here");
     }
@@ -211,7 +234,8 @@ class SavedRolloutTest {
     void optionsThatWouldMakeItAnotherRolloutAreAUsageErrorBeforeAnyHost() throws Exception {
         Path file = saved();
         for (String[] extra : List.of(new String[] {"-f", specs.get("a").toString()}, new String[] {"--waves", "1"},
-                new String[] {"--max-failures", "1"}, new String[] {"--parallel", "2"}, new String[] {"--no-snapshot"})) {
+                new String[] {"--waves-by", "site"}, new String[] {"--max-failures", "1"}, new String[] {"--parallel", "2"},
+                new String[] {"--no-snapshot"})) {
             FactsFileTest.Result r = run(concat(new String[] {"apply", file.toString()}, extra));
             assertEquals(1, r.code(), r.err());
             String option = extra[0].equals("-f") ? "--file" : extra[0];

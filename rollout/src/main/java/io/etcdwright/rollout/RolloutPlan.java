@@ -181,12 +181,23 @@ public record RolloutPlan(String id, RolloutRecord.Settings settings, List<Wave>
     /** The same plan with its clusters in waves given by name (from a record): {@code waveOf} names each one's wave. */
     public static RolloutPlan inWaves(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters,
                                       Map<String, Integer> waveOf, RolloutRecord.Settings settings, Making making) {
+        return inWaves(id, inputs, clusters, waveOf, Map.of(), settings, making);
+    }
+
+    /**
+     * As {@link #inWaves(String, List, List, Map, RolloutRecord.Settings, Making)}, each wave with the
+     * label value that made it ({@code labelOf}, by wave number: a saved rollout's, with {@code --waves-by}).
+     */
+    public static RolloutPlan inWaves(String id, List<FleetRun.Input> inputs, List<DesiredState> clusters,
+                                      Map<String, Integer> waveOf, Map<Integer, String> labelOf, RolloutRecord.Settings settings,
+                                      Making making) {
         List<Entry> entries = checkAll(inputs, clusters, settings.parallel(), making);
         int count = waveOf.values().stream().mapToInt(Integer::intValue).max().orElse(0);
         List<Wave> waves = new ArrayList<>();
         for (int w = 1; w <= count; w++) {
             int wave = w;
-            waves.add(new Wave(w, Optional.empty(), entries.stream().filter(e -> waveOf.get(e.name()) == wave).toList()));
+            waves.add(new Wave(w, Optional.ofNullable(labelOf.get(w)), entries.stream().filter(e -> waveOf.get(e.name()) == wave)
+                    .toList()));
         }
         return new RolloutPlan(id, settings, waves, making.factsDir().isPresent());
     }
