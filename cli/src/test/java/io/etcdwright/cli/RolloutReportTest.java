@@ -32,7 +32,9 @@ class RolloutReportTest {
                         new RolloutRecord.Cluster("b", "specs/b.yaml", "hosts.yaml", 2, ClusterState.DONE, Optional.empty(), 11, 70),
                         new RolloutRecord.Cluster("c", "specs/c.yaml", "hosts.yaml", 2, ClusterState.FAILED,
                                 Optional.of("health gate, check 1 of 2: h8 is not healthy: <connection refused> & gone"), 12, 71),
-                        new RolloutRecord.Cluster("d", "specs/d.yaml", "hosts.yaml", 3, ClusterState.WAITING, Optional.empty(), 0, 0)));
+                        // Of a saved rollout: the plan of it that was reviewed, kept for its turn.
+                        new RolloutRecord.Cluster("d", "specs/d.yaml", "hosts.yaml", 3, ClusterState.WAITING, Optional.empty(), 0, 0,
+                                Optional.of(new io.etcdwright.run.ReviewedPlan("ab".repeat(32), Optional.of("d-0123456789ab"))))));
     }
 
     @Test
@@ -42,6 +44,7 @@ class RolloutReportTest {
         JsonOutputSchemaTest.conforms("rollout", json);
         assertEquals(record, RolloutRecord.parse(record.toJson(), "test"));
         assertTrue(!json.contains("waves_by"), "sized waves name no label: " + json);
+        assertTrue(json.contains("\"saved_plan\" : {\n      \"fingerprint\" : \"" + "ab".repeat(32)), json);
     }
 
     /** --waves-by is kept in the record's settings; a record written before it (no waves_by) still reads, as sized waves. */
