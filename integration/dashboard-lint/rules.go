@@ -44,6 +44,7 @@ func lint(raw []byte, requiredLabels []string) []finding {
 	}
 	findings = append(findings, dashboardRules(d)...)
 	findings = append(findings, variableRules(d, requiredLabels)...)
+	findings = append(findings, layoutRules(d)...)
 	seenIds := map[uint32]string{}
 	eachPanel(d, func(path string, p panelOrRow) {
 		findings = append(findings, panelRules(path, p, seenIds, requiredLabels)...)
