@@ -8,6 +8,10 @@ import (
 
 // Every unit the SDK's units package names (Grafana's list of value formats, as the SDK generates
 // it from Grafana's own), by its constant: a unit the SDK drops fails this build, not a dashboard.
+// Listed from the SDK's source when go.mod moves it:
+//
+//	grep '^const ' "$(go list -m -f '{{.Dir}}' github.com/grafana/grafana-foundation-sdk/go)/units/types_gen.go" | awk '{print "\tunits." $2 ","}'
+
 var grafanaUnits = []string{
 	units.NoUnit,
 	units.Number,
