@@ -20,7 +20,8 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 @Command(name = "apply", description = {"Make the cluster match the desired state.",
-        "Either -i INVENTORY -f SPEC (plans, asks, applies) or a plan saved with 'plan --out' (applied only if still current).",
+        "Either -i INVENTORY -f SPEC (plans, asks, applies) or a plan saved with 'plan --out' (applied only if still current),"
+                + " or a rollout saved with 'rollout plan --out'.",
         "Several specs (-f more than once, or a directory) make a rollout: the clusters applied in waves, each wave gated on"
                 + " etcd's health before the next (docs/rollouts.md)."})
 final class ApplyCommand implements Callable<Integer> {
@@ -47,7 +48,8 @@ final class ApplyCommand implements Callable<Integer> {
             + " one case a cluster.")
     Path junit;
 
-    @Parameters(arity = "0..1", paramLabel = "PLAN", description = "A plan saved with 'etcdwright plan --out'.")
+    @Parameters(arity = "0..1", paramLabel = "PLAN", description = "A plan saved with 'etcdwright plan --out', or a rollout saved"
+            + " with 'etcdwright rollout plan --out' (applied only if every cluster's plan is still the one saved).")
     Path savedPlan;
 
     @Mixin
@@ -80,6 +82,26 @@ final class ApplyCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** What a saved rollout decides, as it was reviewed: its clusters (-i, -f), its waves and settings, how its plans are made. */
+    private static final List<String> DECIDED_BY_A_SAVED_ROLLOUT = List.of("--inventory", "--file", "--parallel", "--no-snapshot",
+            "--allow-downtime");
+
+    /**
+     * A saved rollout is applied as it was reviewed: an option that would make it another rollout
+     * (other specs, waves, budget, gate) is a usage error, not silently preferred or ignored.
+     */
+    private void refuseWhatASavedRolloutDecides() {
+        java.util.Set<String> decided = new java.util.LinkedHashSet<>(DECIDED_BY_A_SAVED_ROLLOUT);
+        spec.mixins().get("rollout").options().forEach(o -> decided.add(o.longestName()));
+        List<String> given = spec.commandLine().getParseResult().matchedOptions().stream()
+                .map(picocli.CommandLine.Model.OptionSpec::longestName).filter(decided::contains).distinct().toList();
+        if (!given.isEmpty()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), String.join(", ", given) + " with a saved rollout: "
+                    + savedPlan + " decides its clusters, waves and settings, as they were reviewed; apply it alone"
+                    + " ('etcdwright apply " + savedPlan + "'), or save another rollout with 'etcdwright rollout plan ... --out'");
+        }
+    }
+
     @Override
     public Integer call() {
         if (facts != null) {
@@ -89,6 +111,12 @@ final class ApplyCommand implements Callable<Integer> {
                     + " fresh facts)");
         }
         PrintWriter out = spec.commandLine().getOut();
+        PlanFile.Read planFile = savedPlan == null ? null : PlanFile.read(savedPlan);
+        if (planFile != null && planFile.isRollout()) {
+            refuseWhatASavedRolloutDecides();
+            return RolloutCommand.startSaved(SavedRollout.from(planFile), savedPlan, connection.settings(), locks.settings(),
+                    waits.timeouts(), output == OutputFormat.json, junit, detailedExitcode, out, spec.commandLine().getErr());
+        }
         FleetOptions fleet = new FleetOptions();
         fleet.specs = specFiles;
         fleet.inventories = inventories;
@@ -110,7 +138,7 @@ final class ApplyCommand implements Callable<Integer> {
             if (inventory != null || specFile != null) {
                 throw new IllegalArgumentException("give either a saved plan or -i/-f, not both");
             }
-            saved = SavedPlan.read(savedPlan);
+            saved = SavedPlan.from(planFile);
             input.inventory = saved.inventory();
             input.spec = saved.spec();
         } else {
@@ -124,8 +152,9 @@ final class ApplyCommand implements Callable<Integer> {
         try (ClusterRun run = ClusterRun.open(input.inventory, input.spec, connection.settings())) {
             ClusterApply.Outcome outcome = ClusterApply.apply(run, "apply", locks.settings(),
                     new PlanSettings(!noSnapshot, allowDowntime, waits.timeouts()),
-                    fromFile == null ? Optional.empty() : fromFile.bootstrapToken(),
-                    plan -> fromFile != null || yes || Confirmation.ask("Apply these " + plan.steps().size() + " steps?", out)
+                    fromFile == null ? Optional.empty() : Optional.of(fromFile.reviewed()),
+                    plan -> fromFile != null ? fromFile.inputsChanged()
+                            : yes || Confirmation.ask("Apply these " + plan.steps().size() + " steps?", out)
                             ? Optional.empty() : Optional.of("no confirmation (pass --yes to skip the question)"),
                     new ClusterApply.Listener() {
                         @Override
@@ -135,13 +164,6 @@ final class ApplyCommand implements Callable<Integer> {
 
                         @Override
                         public void planned(Plan plan) {
-                            if (fromFile != null) {
-                                String stale = fromFile.stalenessAgainst(plan);
-                                if (stale != null) {
-                                    throw new IllegalStateException("refusing stale plan " + savedPlan + ": " + stale
-                                            + "\nRun 'etcdwright plan' again and review the new plan.");
-                                }
-                            }
                             PlanPrinter.text(plan, false, out);
                         }
 
@@ -151,6 +173,10 @@ final class ApplyCommand implements Callable<Integer> {
                             return new ProgressPrinter(out);
                         }
                     });
+            if (outcome instanceof ClusterApply.Outcome.Stale stale) {
+                throw new IllegalStateException("refusing stale plan " + savedPlan + ": " + stale.why()
+                        + "\nRun 'etcdwright plan' again and review the new plan.");
+            }
             if (outcome instanceof ClusterApply.Outcome.Refused) {
                 spec.commandLine().getErr().println("Not applied: nothing can be changed safely (see above). Nothing was changed.");
                 return Main.ERROR;

@@ -71,14 +71,11 @@ final class PlanCommand implements Callable<Integer> {
         }
         InputOptions input = this.input.single();
         if (this.out != null) {
-            // 'apply PLAN' reads the inputs again to prove them unchanged: a pipe gives its text once.
-            for (Path given : new Path[] {input.inventory, input.spec}) {
-                if (io.etcdwright.engine.source.PipedInput.isPipe(given)) {
-                    spec.commandLine().getErr().println("error: " + given + " is a pipe, and a saved plan is applied by reading"
-                            + " its input files again; write the input to a file (mode 0600 if it holds secrets) to use --out,"
-                            + " or plan and apply without saving the plan");
-                    return Main.ERROR;
-                }
+            // 'apply PLAN' reads the inputs again to prove them unchanged by their digests.
+            java.util.Optional<String> unsavable = PlanFile.unsavable(List.of(input.inventory, input.spec));
+            if (unsavable.isPresent()) {
+                spec.commandLine().getErr().println("error: " + unsavable.get());
+                return Main.ERROR;
             }
         }
         Plan plan;

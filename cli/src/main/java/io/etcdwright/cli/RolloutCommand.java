@@ -83,13 +83,14 @@ final class RolloutCommand implements Callable<Integer> {
             throw new IllegalArgumentException((options.shard != null ? "--shard" : "--shards") + " takes --wave K: a shard is part of one wave");
         }
         String id = options.id();
-        RolloutPlan plan = RolloutPlan.make(id, loaded.inputs(), loaded.clusters(), options.sizes(), settings,
+        RolloutPlan plan = RolloutPlan.make(id, loaded.inputs(), loaded.clusters(), options.grouping(), settings,
                 new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
                         options.backupWithin()));
         PrintWriter shown = json ? err : out;
         RolloutReport.plan(plan, shown);
-        if (!plan.ready()) {
-            err.println("Not started: the rollout's preconditions do not all hold (see above). Nothing was changed.");
+        Optional<String> notStarted = plan.whyNotStarted();
+        if (notStarted.isPresent()) {
+            err.println("Not started: " + notStarted.get() + ". Nothing was changed.");
             return Main.ERROR;
         }
         if (!plan.hasChanges()) {
@@ -110,6 +111,52 @@ final class RolloutCommand implements Callable<Integer> {
     }
 
     /**
+     * Starts a rollout saved with {@code rollout plan --out} ({@code apply FILE}), its inputs already
+     * proved unchanged ({@link SavedRollout#from}): the saved waves and settings, the fleet's
+     * preconditions checked now, and every cluster's plan made again and compared with the saved one;
+     * a cluster whose hosts changed refuses the whole rollout before wave 1, every such cluster listed
+     * with what its plan would be now. Nothing is asked: the rollout was reviewed when it was saved.
+     * Each cluster's plan is compared once more under its lock at its turn (the record keeps them).
+     */
+    static int startSaved(SavedRollout saved, Path file, ConnectionSettings connection, LockSettings lock,
+                          io.etcdwright.run.StepWaits waits, boolean json, Path junit, boolean detailedExitcode, PrintWriter out,
+                          PrintWriter err) {
+        if (lock.noLock()) {
+            throw new IllegalArgumentException("--no-lock: a rollout applies each cluster under its lock, as apply does");
+        }
+        Loaded loaded = load(saved.inputs(), saved.settings().parallel());
+        PrintWriter shown = json ? err : out;
+        // As 'rollout plan' planned them: a snapshot before risky changes, no downtime.
+        PlanSettings planSettings = new PlanSettings(true, false, waits);
+        try (RolloutRecords records = RolloutRecords.of(loaded.clusters())) {
+            if (records.read(saved.id()).isPresent()) {
+                throw new IllegalStateException("rollout " + saved.id() + " saved in " + file + " was started already (its record is in "
+                        + records.describe() + "): a saved rollout is applied once; see 'etcdwright rollout status " + saved.id()
+                        + "', resume it with 'etcdwright rollout resume " + saved.id() + "', or save a new one with"
+                        + " 'etcdwright rollout plan --out'");
+            }
+            RolloutPlan plan = RolloutPlan.inWaves(saved.id(), loaded.inputs(), loaded.clusters(), saved.waveOf(), saved.labelOf(),
+                    saved.settings(),
+                    new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
+                            saved.backupWithin()).reviewing(saved.reviewed()));
+            RolloutReport.plan(plan, shown);
+            Optional<String> notStarted = plan.whyNotStarted();
+            if (notStarted.isPresent()) {
+                err.println("Not started (" + file + "): " + notStarted.get() + ". Nothing was changed.");
+                return Main.ERROR;
+            }
+            if (!plan.hasChanges()) {
+                shown.println("Nothing to roll out: every cluster is as its spec says.");
+                return Main.OK;
+            }
+            records.create(plan.record(driver()));
+            shown.println("Recorded rollout " + saved.id() + " in " + records.describe() + ": 'etcdwright rollout status " + saved.id()
+                    + "' follows it, 'etcdwright rollout resume " + saved.id() + "' resumes it if this process dies.");
+            return walk(records, saved.id(), loaded, connection, lock, planSettings, json, junit, detailedExitcode, out, err);
+        }
+    }
+
+    /**
      * One shard of one wave ({@code apply --wave K --shard I/N}), as a CI matrix job or an Indexed
      * Job's pod runs it: the waves computed from the inputs as every shard computes them, the gate
      * of wave K-1 checked from the hosts (stateless: no record of the other shards is needed), then
@@ -126,7 +173,9 @@ final class RolloutCommand implements Callable<Integer> {
         java.util.OptionalInt total = options.shards == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(options.shards);
         io.etcdwright.run.rollout.Shard shard = io.etcdwright.run.rollout.Shard.of(Optional.ofNullable(options.shard), total, System.getenv())
                 .orElse(new io.etcdwright.run.rollout.Shard(1, 1));
-        List<List<Integer>> waves = options.sizes().split(java.util.stream.IntStream.range(0, loaded.clusters().size()).boxed().toList());
+        // The waves of the whole rollout, as every shard and the rollout run whole compute them.
+        List<io.etcdwright.run.rollout.Waves.Wave> waves = options.grouping()
+                .group(loaded.clusters().stream().map(DesiredState::spec).toList());
         int k = options.wave;
         if (k < 1 || k > waves.size()) {
             throw new IllegalArgumentException("--wave " + k + ": the rollout of " + loaded.clusters().size() + " clusters in waves "
@@ -134,7 +183,7 @@ final class RolloutCommand implements Callable<Integer> {
         }
         PrintWriter shown = json ? err : out;
         if (k > 1) {
-            List<DesiredState> before = waves.get(k - 2).stream().map(i -> loaded.clusters().get(i)).toList();
+            List<DesiredState> before = waves.get(k - 2).clusters().stream().map(i -> loaded.clusters().get(i)).toList();
             List<String> problems = gateProblems(before, connection, planSettings);
             if (!problems.isEmpty()) {
                 problems.forEach(p -> err.println("error: " + p));
@@ -144,14 +193,15 @@ final class RolloutCommand implements Callable<Integer> {
             }
             shown.println("Wave " + (k - 1) + " passed its health gate: " + before.size() + " clusters.");
         }
-        List<Integer> mine = shard.take(waves.get(k - 1), i -> loaded.clusters().get(i).spec().name());
+        List<Integer> mine = shard.take(waves.get(k - 1).clusters(), i -> loaded.clusters().get(i).spec().name());
         mine = mine.stream().sorted().toList();
         String id = RolloutRecords.checkId(base + "-wave" + k + "-shard" + shard.index() + "of" + shard.total());
-        RolloutPlan plan = RolloutPlan.oneWave(id, k, mine.stream().map(i -> loaded.inputs().get(i)).toList(),
+        RolloutPlan plan = RolloutPlan.oneWave(id, k, waves.get(k - 1).label(), mine.stream().map(i -> loaded.inputs().get(i)).toList(),
                 mine.stream().map(i -> loaded.clusters().get(i)).toList(), settings,
                 new RolloutPlan.Making(connection, planSettings, io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.empty(),
                         options.backupWithin()));
-        shown.println("Shard " + shard + " of wave " + k + ": " + plan.entries().size() + " of its " + waves.get(k - 1).size() + " clusters.");
+        shown.println("Shard " + shard + " of wave " + k + ": " + plan.entries().size() + " of its " + waves.get(k - 1).clusters().size()
+                + " clusters.");
         RolloutReport.plan(plan, shown);
         if (!plan.ready()) {
             err.println("Not started: the shard's preconditions do not all hold (see above). Nothing was changed.");
@@ -237,7 +287,8 @@ final class RolloutCommand implements Callable<Integer> {
     }
 
     @Command(name = "plan", description = {"Show a whole rollout before it runs: every cluster's wave and steps, and every precondition not met.",
-            "Exits as plan does: 0 no changes, 2 changes with --detailed-exitcode, 1 a precondition not met or an error."})
+            "Exits as plan does: 0 no changes, 2 changes with --detailed-exitcode, 1 a precondition not met or an error.",
+            "With --out FILE, saved for 'etcdwright apply FILE', which rolls out exactly that or nothing."})
     static final class PlanRollout implements Callable<Integer> {
         @Mixin
         FleetOptions input;
@@ -258,20 +309,47 @@ final class RolloutCommand implements Callable<Integer> {
         @Option(names = "--detailed-exitcode", description = "Exit 2 when some cluster has changes, 0 when none has.")
         boolean detailedExitcode;
 
+        @Option(names = "--out", paramLabel = "FILE", description = "Save the rollout for 'etcdwright apply FILE' (0600): its waves and"
+                + " settings, each cluster's files by digest and its plan's fingerprint. Not saved when a precondition is not met.")
+        Path saveTo;
+
         @Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
             RolloutRecord.Settings settings = rollout.settings(input.parallel);
-            Loaded loaded = load(input.inputs(), input.parallel);
-            RolloutPlan plan = RolloutPlan.make(rollout.id(), loaded.inputs(), loaded.clusters(), rollout.sizes(), settings,
+            List<FleetRun.Input> inputs = input.inputs();
+            if (saveTo != null) {
+                if (rollout.wave != null || rollout.shard != null || rollout.shards != null) {
+                    throw new IllegalArgumentException("--out saves the whole rollout, every wave: --wave, --shard and --shards run"
+                            + " one wave's shard from its specs, without a saved rollout");
+                }
+                // 'apply FILE' reads the inputs again to prove them unchanged by their digests.
+                Optional<String> unsavable = PlanFile.unsavable(inputs.stream().flatMap(i -> java.util.stream.Stream.of(i.spec(),
+                        i.inventory())).toList());
+                if (unsavable.isPresent()) {
+                    err.println("error: " + unsavable.get());
+                    return Main.ERROR;
+                }
+            }
+            Loaded loaded = load(inputs, input.parallel);
+            RolloutPlan plan = RolloutPlan.make(rollout.id(), loaded.inputs(), loaded.clusters(), rollout.grouping(), settings,
                     new RolloutPlan.Making(connection.settings(), new PlanSettings(true, false, waits.timeouts()),
                             io.etcdwright.rollout.HealthGate.ETCD_TIMEOUT, Optional.ofNullable(facts), rollout.backupWithin()));
             RolloutReport.plan(plan, out);
             if (!plan.ready()) {
+                if (saveTo != null) {
+                    err.println("Not saved to " + saveTo + ": a rollout whose preconditions do not all hold (above) is not one to apply.");
+                }
                 return Main.ERROR;
+            }
+            if (saveTo != null) {
+                SavedRollout.of(plan, rollout.backupWithin()).write(saveTo);
+                out.println("Saved the rollout to " + saveTo + (plan.offline() ? " (planned from recorded facts: its note says what"
+                        + " that cannot promise)" : "") + ". Run: etcdwright apply " + saveTo);
             }
             return detailedExitcode && plan.hasChanges() ? Main.CHANGES : Main.OK;
         }

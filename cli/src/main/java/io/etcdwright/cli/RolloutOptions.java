@@ -2,7 +2,9 @@ package io.etcdwright.cli;
 
 import io.etcdwright.rollout.RolloutRecord;
 import io.etcdwright.run.rollout.FailureBudget;
+import io.etcdwright.run.rollout.LabelWaves;
 import io.etcdwright.run.rollout.WaveSizes;
+import io.etcdwright.run.rollout.Waves;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -15,6 +17,10 @@ final class RolloutOptions {
     @Option(names = "--waves", paramLabel = "SIZES", description = "Clusters a wave, as Ansible's serial: counts or percentages,"
             + " the last one repeating (1,5,25%%). Default: 1 cluster, then all the others.")
     String waves;
+
+    @Option(names = "--waves-by", paramLabel = "LABEL", description = "One wave a value of this label of the specs (cluster.labels),"
+            + " in the order each value first appears among the clusters given (site: dc1's, then dc2's). Not with --waves.")
+    String wavesBy;
 
     @Option(names = "--max-failures", defaultValue = "0", paramLabel = "N|P%",
             description = "Clusters of a wave that may fail before the rollout stops (default: ${DEFAULT-VALUE}).")
@@ -60,25 +66,31 @@ final class RolloutOptions {
 
     /** Some option only a rollout takes was given: one cluster is rolled out too (a rollout of one, with its gate and record). */
     boolean asked() {
-        return waves != null || backupWithin != null || wave != null || shard != null || shards != null || !"0".equals(maxFailures) || validateCount != 2 || !"10s".equals(validateInterval) || !"0".equals(soak)
+        return waves != null || wavesBy != null || backupWithin != null || wave != null || shard != null || shards != null
+                || !"0".equals(maxFailures) || validateCount != 2 || !"10s".equals(validateInterval) || !"0".equals(soak)
                 || pauseAfterWave || name != null;
     }
 
-    /** The sizes of the waves: checked before any host is contacted. */
-    WaveSizes sizes() {
-        return WaveSizes.parse(waves == null ? DEFAULT_WAVES : waves);
+    /** How the clusters fall into waves, by sizes or by a label: checked before any host is contacted. */
+    Waves grouping() {
+        if (waves != null && wavesBy != null) {
+            throw new IllegalArgumentException("--waves " + waves + " and --waves-by " + wavesBy + ": give one, the sizes of the waves"
+                    + " or the label whose values are the waves");
+        }
+        return wavesBy != null ? new LabelWaves(wavesBy) : WaveSizes.parse(waves == null ? DEFAULT_WAVES : waves);
     }
 
     /** The rollout's settings, every option checked. */
     RolloutRecord.Settings settings(int parallel) {
-        sizes();
+        Waves grouping = grouping();
         FailureBudget.parse(maxFailures);
         ConnectionOptions.positive("--validate-count", validateCount);
         backupWithin();
         Duration interval = DurationText.parse("--validate-interval", validateInterval);
         Duration soakFor = DurationText.parse("--soak", soak);
-        return new RolloutRecord.Settings(waves == null ? DEFAULT_WAVES : waves, parallel, maxFailures, validateCount,
-                interval, soakFor, pauseAfterWave);
+        return new RolloutRecord.Settings(grouping.describe(),
+                grouping instanceof LabelWaves byLabel ? java.util.Optional.of(byLabel.label()) : java.util.Optional.empty(), parallel,
+                maxFailures, validateCount, interval, soakFor, pauseAfterWave);
     }
 
     String id() {

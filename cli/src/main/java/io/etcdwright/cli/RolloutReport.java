@@ -39,7 +39,8 @@ final class RolloutReport {
                 + (plan.offline() ? "\nPlanned offline from recorded facts: locks, quorum and backups were not asked." : ""));
         for (RolloutPlan.Wave w : plan.waves()) {
             out.println();
-            out.println("Wave " + w.number() + " (" + w.clusters().size() + (w.clusters().size() == 1 ? " cluster" : " clusters") + ")");
+            out.println("Wave " + w.number() + w.label().map(l -> ": " + l).orElse("") + " (" + w.clusters().size()
+                    + (w.clusters().size() == 1 ? " cluster" : " clusters") + ")");
             for (RolloutPlan.Entry e : w.clusters()) {
                 String steps = e.plan().map(p -> p.isRefused() ? "refused" : p.steps().isEmpty() ? "up to date"
                         : p.steps().size() + (p.steps().size() == 1 ? " step" : " steps")).orElse("not planned");

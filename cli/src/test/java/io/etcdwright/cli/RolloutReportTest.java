@@ -26,12 +26,15 @@ class RolloutReportTest {
     static RolloutRecord stoppedInWaveTwo() {
         Instant t = Instant.parse("2026-12-02T10:00:00Z");
         return new RolloutRecord("r1", RolloutState.STOPPED, Optional.of("wave 2: 1 of 2 clusters failed, more than its budget (0)"),
-                t, t.plusSeconds(90), "ops@ws1", new RolloutRecord.Settings("1,2", 8, "0", 2, Duration.ofSeconds(10), Duration.ZERO, false),
+                t, t.plusSeconds(90), "ops@ws1", new RolloutRecord.Settings("1,2", Optional.empty(), 8, "0", 2, Duration.ofSeconds(10),
+                Duration.ZERO, false),
                 List.of(new RolloutRecord.Cluster("a", "specs/a.yaml", "hosts.yaml", 1, ClusterState.DONE, Optional.empty(), 11, 58.1),
                         new RolloutRecord.Cluster("b", "specs/b.yaml", "hosts.yaml", 2, ClusterState.DONE, Optional.empty(), 11, 70),
                         new RolloutRecord.Cluster("c", "specs/c.yaml", "hosts.yaml", 2, ClusterState.FAILED,
                                 Optional.of("health gate, check 1 of 2: h8 is not healthy: <connection refused> & gone"), 12, 71),
-                        new RolloutRecord.Cluster("d", "specs/d.yaml", "hosts.yaml", 3, ClusterState.WAITING, Optional.empty(), 0, 0)));
+                        // Of a saved rollout: the plan of it that was reviewed, kept for its turn.
+                        new RolloutRecord.Cluster("d", "specs/d.yaml", "hosts.yaml", 3, ClusterState.WAITING, Optional.empty(), 0, 0,
+                                Optional.of(new io.etcdwright.run.ReviewedPlan("ab".repeat(32), Optional.of("d-0123456789ab"))))));
     }
 
     @Test
@@ -40,6 +43,35 @@ class RolloutReportTest {
         String json = RolloutReport.json(record);
         JsonOutputSchemaTest.conforms("rollout", json);
         assertEquals(record, RolloutRecord.parse(record.toJson(), "test"));
+        assertTrue(!json.contains("waves_by"), "sized waves name no label: " + json);
+        assertTrue(json.contains("\"saved_plan\" : {\n      \"fingerprint\" : \"" + "ab".repeat(32)), json);
+    }
+
+    /** --waves-by is kept in the record's settings; a record written before it (no waves_by) still reads, as sized waves. */
+    @Test
+    void theLabelOfTheWavesIsKeptInTheRecordAndARecordWithoutItStillReads() throws Exception {
+        RolloutRecord sized = stoppedInWaveTwo();
+        RolloutRecord.Settings s = sized.settings();
+        RolloutRecord byLabel = new RolloutRecord(sized.id(), sized.state(), sized.reason(), sized.created(), sized.updated(), sized.by(),
+                new RolloutRecord.Settings("by label site", Optional.of("site"), s.parallel(), s.maxFailures(), s.validateCount(),
+                        s.validateInterval(), s.soak(), s.pauseAfterWave()), sized.clusters());
+        com.fasterxml.jackson.databind.JsonNode settings = JsonOutputSchemaTest.conforms("rollout", RolloutReport.json(byLabel))
+                .path("settings");
+        assertEquals("site", settings.path("waves_by").asText());
+        assertEquals("by label site", settings.path("waves").asText());
+        assertEquals(byLabel, RolloutRecord.parse(byLabel.toJson(), "test"));
+
+        String before = """
+                {"version": 1, "id": "r0", "state": "done", "created": "2026-11-30T09:00:00Z", "updated": "2026-11-30T09:20:00Z",
+                 "by": "ops@ws1", "settings": {"waves": "1,100%", "parallel": 8, "max_failures": "0", "validate_count": 2,
+                 "validate_interval_seconds": 10.0, "soak_seconds": 0.0, "pause_after_wave": false},
+                 "clusters": [{"name": "a", "spec": "a.yaml", "inventory": "h.yaml", "wave": 1, "state": "done", "steps": 3, "seconds": 40.0}]}
+                """;
+        JsonOutputSchemaTest.conforms("rollout", before);
+        RolloutRecord old = RolloutRecord.parse(before.getBytes(StandardCharsets.UTF_8), "r0.json");
+        assertEquals(Optional.empty(), old.settings().wavesBy());
+        assertEquals("1,100%", old.settings().waves());
+        assertEquals(1, old.waveCount());
     }
 
     @Test
@@ -82,7 +114,23 @@ class RolloutReportTest {
         RolloutRecord.Settings s = ok.settings(4);
         assertEquals(Duration.ofMinutes(90), s.soak());
         assertEquals("1,3,25%", s.waves());
+        assertEquals(Optional.empty(), s.wavesBy());
         assertEquals(4, s.parallel());
+
+        RolloutOptions byLabel = options();
+        byLabel.wavesBy = "site";
+        assertEquals(new io.etcdwright.run.rollout.LabelWaves("site"), byLabel.grouping());
+        assertEquals(Optional.of("site"), byLabel.settings(8).wavesBy());
+        assertEquals("by label site", byLabel.settings(8).waves());
+        assertTrue(byLabel.asked(), "--waves-by makes one spec's apply a rollout, as --waves does");
+        byLabel.waves = "1,3";
+        IllegalArgumentException both = assertThrows(IllegalArgumentException.class, () -> byLabel.settings(8));
+        assertEquals("--waves 1,3 and --waves-by site: give one, the sizes of the waves or the label whose values are the waves",
+                both.getMessage());
+        RolloutOptions badLabel = options();
+        badLabel.wavesBy = "Site Name";
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> badLabel.settings(8));
+        assertTrue(bad.getMessage().startsWith("--waves-by Site Name: not a label key"), bad.getMessage());
     }
 
     private static RolloutOptions options() {
@@ -113,7 +161,8 @@ class RolloutReportTest {
     @Test
     void theShardsReportsJoinIntoOneWithEveryClusterOnceAndTheWorstState() throws Exception {
         Instant t = Instant.parse("2026-12-02T10:00:00Z");
-        RolloutRecord.Settings settings = new RolloutRecord.Settings("2,8", 8, "0", 2, Duration.ofSeconds(10), Duration.ZERO, false);
+        RolloutRecord.Settings settings = new RolloutRecord.Settings("2,8", Optional.empty(), 8, "0", 2, Duration.ofSeconds(10),
+                Duration.ZERO, false);
         RolloutRecord one = new RolloutRecord("r3-wave2-shard1of2", RolloutState.DONE, Optional.empty(), t, t.plusSeconds(40), "ci@a",
                 settings, List.of(new RolloutRecord.Cluster("f05", "f05.yaml", "h.yaml", 2, ClusterState.DONE, Optional.empty(), 4, 30),
                 new RolloutRecord.Cluster("f03", "f03.yaml", "h.yaml", 2, ClusterState.DONE, Optional.empty(), 4, 31)));

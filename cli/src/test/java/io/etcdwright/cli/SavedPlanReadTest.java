@@ -116,7 +116,8 @@ class SavedPlanReadTest {
         assertEquals(dir.resolve("list.plan") + ":1:1: error: is not a plan file written by etcdwright plan --out (expected a"
                 + " JSON object)", refusal("list.plan", "[1]"));
         assertEquals(dir.resolve("v2.plan") + ":1:12: error: format: is not a plan file this etcdwright can apply (format 2,"
-                + " expected 1); run 'etcdwright plan --out' again", refusal("v2.plan", "{\"format\": 2}"));
+                + " expected 1, or \"etcdwright-rollout\" for a rollout saved with 'etcdwright rollout plan --out'); run"
+                + " 'etcdwright plan --out' again", refusal("v2.plan", "{\"format\": 2}"));
         assertEquals(dir.resolve("sha.plan") + ":2:22: error: inventory_sha256: must be a sha256 digest (64 hex digits), got"
                 + " \"not-a-digest\"", refusal("sha.plan", plan("not-a-digest")));
         assertEquals(dir + ":1:1: error: cannot read: it is a directory, not a plan file", refusal(dir));

@@ -99,7 +99,7 @@ class AdoptIT {
         checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
 
         Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("adopt-kubeadm.acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve("adopt-kubeadm.acks"))) {
             load.awaitMore(200, Duration.ofSeconds(60));
             long started = System.nanoTime();
             applied(spec);
@@ -222,7 +222,7 @@ class AdoptIT {
         checkPlanTouchesNoDataAndRollsOneAtATime(spec, 3);
         Map<String, String> env = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
         assertTrue(env.get("ETCDCTL_ENDPOINTS").startsWith("http://"), env.toString());
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("adopt-plain.acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve("adopt-plain.acks"))) {
             load.awaitMore(200, Duration.ofSeconds(60));
             applied(spec);
             load.awaitMore(100, Duration.ofSeconds(30));

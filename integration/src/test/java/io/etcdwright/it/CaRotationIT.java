@@ -103,6 +103,7 @@ class CaRotationIT {
         WriteLoad phase2 = WriteLoad.startRecorded(bundle, 4, LOGS.resolve("ca-rotation-phase2.acks"));
         phase2.awaitMore(100, Duration.ofSeconds(30));
         WriteLoad.checkNothingLost(bundle, phase1.stop(), "ca-rotation-phase1", 3);
+        phase1.close();   // its clients too: left open, they kept reconnecting to the hosts of later classes
 
         // Phase 2: every certificate reissued, no restart; a client of the old admin keeps connecting anew.
         Map<String, String> oldAdmin = new LinkedHashMap<>(bundle);
@@ -126,6 +127,7 @@ class CaRotationIT {
         WriteLoad phase3 = WriteLoad.startRecorded(fresh, 4, LOGS.resolve("ca-rotation-phase3.acks"));
         phase3.awaitMore(100, Duration.ofSeconds(30));
         WriteLoad.checkNothingLost(fresh, phase2.stop(), "ca-rotation-phase2", 3);
+        phase2.close();   // its clients too: left open, they kept reconnecting to the hosts of later classes
 
         // Phase 3: the old CA dropped with a rolling restart; the rotation's record goes.
         Cli.Run drop = Cli.run("apply", "-i", INV, "-f", spec.toString(), "--yes");
@@ -138,6 +140,7 @@ class CaRotationIT {
         assertNotEquals(oldCa, Files.readString(pki.resolve("ca.crt")));
         assertTrue(status(spec).path("ca_rotation").isNull(), "no rotation left");
         WriteLoad.checkNothingLost(after, phase3.stop(), "ca-rotation-phase3", 3);
+        phase3.close();   // its clients too: left open, they kept reconnecting to the hosts of later classes
 
         // An independent etcdctl: the new CA's admin is served; the old one is refused by every member.
         assertEquals(0, etcdctl.run(after, "put", "/rotation/done", "yes").exitCode());

@@ -132,7 +132,7 @@ class DefragIT {
         Testbed.ssh(1, ETCDCTL + "for i in $(seq 1 50); do " + PUT + "; done");
         compact(true);
         String leader = leader();
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("defrag.acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve("defrag.acks"))) {
             load.awaitMore(300, Duration.ofSeconds(60));
             long started = System.nanoTime();
             Cli.Run defrag = Cli.run("defrag", "-i", INV, "-f", spec.toString(), "--yes");
@@ -274,7 +274,7 @@ class DefragIT {
         assertEquals(before, dbSize(2), "a skipped run leaves the member alone");
         Testbed.ssh(3, ETCDCTL + "e lease revoke " + held.split("\n")[1].strip());
 
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("scheduled-defrag.acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve("scheduled-defrag.acks"))) {
             load.awaitMore(300, Duration.ofSeconds(60));
             for (int h = 1; h <= 3; h++) {
                 long size = dbSize(h);

@@ -397,7 +397,7 @@ class FaultsIT {
     private static void underLoad(String name, Map<String, String> env, int members, Operation operation) throws Exception {
         WriteLoad.Acks acks;
         long started = System.nanoTime();
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve(name + ".acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             operation.run();
             load.awaitMore(100, Duration.ofSeconds(30));

@@ -44,7 +44,7 @@ class KilledAnywhereCaRotationIT {
         for (int chains = 0; !rotationPhase(spec).equals("none"); chains++) {
             assertTrue(chains < 3, "three phases, three applies let finish: " + phases);
             String phase = rotationPhase(spec);
-            WriteLoad load = WriteLoad.start(env, 4, KillChain.LOGS.resolve("killed-anywhere-ca-" + phase + ".acks"));
+            WriteLoad load = WriteLoad.startRecorded(env, 4, KillChain.LOGS.resolve("killed-anywhere-ca-" + phase + ".acks"));
             load.awaitMore(100, java.time.Duration.ofSeconds(30));
             if (previous != null) {
                 WriteLoad.checkNothingLost(env, previous.stop(), "killed-anywhere-ca-before-" + phase, 3);

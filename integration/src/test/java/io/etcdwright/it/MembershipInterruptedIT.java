@@ -73,7 +73,7 @@ class MembershipInterruptedIT {
         Map<String, String> before = Etcdctl.env(Cli.run("client-env", "-i", INV, "-f", spec.toString()).out());
         Files.writeString(spec, base.replace("hosts: [h1]", "hosts: [" + String.join(", ", members) + "]"));
         WriteLoad.Acks acks;
-        try (WriteLoad load = WriteLoad.start(before, 4, LOGS.resolve(name + ".acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(before, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             String seen;
             try (Cli.Launched apply = Cli.Launched.start(HOSTS.home(), "apply", "-i", INV, "-f", spec.toString(), "--yes")) {

@@ -63,7 +63,7 @@ class OnlineDowngradeIT {
 
         WriteLoad.Acks acks;
         Map<String, Long> independent;
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve("online-downgrade.acks"));
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve("online-downgrade.acks"));
              EtcdctlWriter etcdctl = EtcdctlWriter.start(etcdctl34Dir.resolve("etcdctl"), env,
                      LOGS.resolve("online-downgrade-etcdctl.acks"))) {
             load.awaitMore(100, Duration.ofSeconds(60));

@@ -238,7 +238,7 @@ class UpgradeInterruptedIT {
     /** Runs {@code operation} while the write load writes, then checks every acknowledged write. */
     private static void underLoad(Map<String, String> env, String name, Operation operation) throws Exception {
         WriteLoad.Acks acks;
-        try (WriteLoad load = WriteLoad.start(env, 4, LOGS.resolve(name + ".acks"))) {
+        try (WriteLoad load = WriteLoad.startRecorded(env, 4, LOGS.resolve(name + ".acks"))) {
             load.awaitMore(100, Duration.ofSeconds(30));
             operation.run();
             load.awaitMore(100, Duration.ofSeconds(30));

@@ -10,6 +10,7 @@ import io.etcdwright.run.ClusterRun;
 import io.etcdwright.run.ConnectionSettings;
 import io.etcdwright.run.LockSettings;
 import io.etcdwright.run.PlanSettings;
+import io.etcdwright.run.ReviewedPlan;
 import io.etcdwright.run.rollout.FailureBudget;
 
 import java.time.Duration;
@@ -40,13 +41,22 @@ public final class RolloutExecutor {
 
     /** What {@link #run} does on one cluster: its apply. */
     public interface ClusterWork {
-        /** Applies {@code desired}; empty when it ended as the spec says, else why not. */
-        Optional<String> apply(DesiredState desired, ClusterStats stats);
+        /**
+         * Applies {@code desired}; empty when it ended as the spec says, else why not.
+         *
+         * @param reviewed in a saved rollout, the cluster's reviewed plan, which its plan under the lock must be
+         */
+        Optional<String> apply(DesiredState desired, Optional<ReviewedPlan> reviewed, ClusterStats stats);
     }
 
     /** What the apply of one cluster counts for the report. */
     public static final class ClusterStats {
         int steps;
+
+        /** Steps the cluster's apply ran. */
+        public int steps() {
+            return steps;
+        }
     }
 
     private final RolloutRecords records;
@@ -74,45 +84,63 @@ public final class RolloutExecutor {
     /** The executor of a real rollout: each cluster applied by {@link ClusterApply} under its own lock. */
     public static RolloutExecutor of(RolloutRecords records, Map<String, DesiredState> clusters, ConnectionSettings connection,
                                      LockSettings lock, PlanSettings planSettings, RolloutListener listener, String id) {
-        ClusterWork apply = (desired, stats) -> {
-            String name = desired.spec().name();
+        ClusterWork apply = (desired, reviewed, stats) -> {
             try (ClusterRun run = ClusterRun.of(desired, connection)) {
-                ClusterApply.Outcome outcome = ClusterApply.apply(run, "rollout " + id, lock, planSettings, Optional.empty(),
-                        plan -> Optional.empty(), new ClusterApply.Listener() {
-                            @Override
-                            public void note(String line) {
-                                listener.line(name + ": " + line);
-                            }
-
-                            @Override
-                            public void planned(Plan plan) {
-                                listener.planned(name, plan);
-                            }
-
-                            @Override
-                            public ProgressListener progress() {
-                                return listener.progress(name);
-                            }
-                        });
-                if (outcome instanceof ClusterApply.Outcome.Refused refused) {
-                    return Optional.of("refused: " + refused.plan().refusals().stream().map(r -> r.line())
-                            .collect(Collectors.joining("; ")));
-                }
-                if (outcome instanceof ClusterApply.Outcome.Applied applied) {
-                    Recap recap = applied.recap();
-                    stats.steps = recap.results().size();
-                    if (!recap.succeeded()) {
-                        return Optional.of(recap.results().stream().filter(r -> r.status() == StepResult.Status.FAILED
-                                        || r.status() == StepResult.Status.UNREACHABLE)
-                                .map(r -> r.step().id() + " failed" + r.error().map(e -> ": " + e).orElse(""))
-                                .collect(Collectors.joining("; ")));
-                    }
-                }
-                return Optional.empty();
+                return failureOf(ClusterApply.apply(run, "rollout " + id, lock, planSettings, reviewed, plan -> Optional.empty(),
+                        shownAs(desired.spec().name(), listener)), stats);
             }
         };
         return new RolloutExecutor(records, clusters, apply, new HealthGate(connection, planSettings, HealthGate.ETCD_TIMEOUT)::problems,
                 listener, d -> Thread.sleep(d.toMillis()));
+    }
+
+    /** A cluster's apply as the rollout shows it: its lines prefixed with its name. */
+    public static ClusterApply.Listener shownAs(String name, RolloutListener listener) {
+        return new ClusterApply.Listener() {
+            @Override
+            public void note(String line) {
+                listener.line(name + ": " + line);
+            }
+
+            @Override
+            public void planned(Plan plan) {
+                listener.planned(name, plan);
+            }
+
+            @Override
+            public ProgressListener progress() {
+                return listener.progress(name);
+            }
+        };
+    }
+
+    /**
+     * What a cluster's apply ({@link ClusterApply}) counts for the rollout: empty when it ended as its
+     * spec says, else why not (a failure, counted against its wave's budget). A saved rollout's cluster
+     * whose plan under the lock is not its reviewed one fails without a step run.
+     */
+    public static Optional<String> failureOf(ClusterApply.Outcome outcome, ClusterStats stats) {
+        if (outcome instanceof ClusterApply.Outcome.Stale stale) {
+            return Optional.of("not applied: its plan is not the one saved with the rollout: " + stale.why());
+        }
+        if (outcome instanceof ClusterApply.Outcome.Refused refused) {
+            return Optional.of("refused: " + refused.plan().refusals().stream().map(r -> r.line())
+                    .collect(Collectors.joining("; ")));
+        }
+        if (outcome instanceof ClusterApply.Outcome.NotApproved declined) {
+            return Optional.of("not applied: " + declined.why());
+        }
+        if (outcome instanceof ClusterApply.Outcome.Applied applied) {
+            Recap recap = applied.recap();
+            stats.steps = recap.results().size();
+            if (!recap.succeeded()) {
+                return Optional.of(recap.results().stream().filter(r -> r.status() == StepResult.Status.FAILED
+                                || r.status() == StepResult.Status.UNREACHABLE)
+                        .map(r -> r.step().id() + " failed" + r.error().map(e -> ": " + e).orElse(""))
+                        .collect(Collectors.joining("; ")));
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -209,11 +237,11 @@ public final class RolloutExecutor {
         }
         DesiredState desired = clusters.get(name);
         long started = System.nanoTime();
-        state(id, name, ClusterState.APPLYING, Optional.empty(), 0, 0);
+        RolloutRecord.Cluster recorded = state(id, name, ClusterState.APPLYING, Optional.empty(), 0, 0);
         ClusterStats stats = new ClusterStats();
         Optional<String> failure;
         try {
-            failure = work.apply(desired, stats);
+            failure = work.apply(desired, recorded.reviewed(), stats);
         } catch (RuntimeException e) {
             failure = Optional.of(e.getMessage() == null ? e.toString() : e.getMessage());
         }
@@ -262,9 +290,10 @@ public final class RolloutExecutor {
      * Records {@code name}'s new state; {@code steps} and {@code seconds} are this run's, added to
      * what earlier runs of it (before a resume) recorded.
      */
-    private void state(String id, String name, ClusterState state, Optional<String> error, int steps, double seconds) {
-        records.update(id, r -> r.withCluster(name, c -> c.with(state, error, base(c, steps), base(c, seconds))));
+    private RolloutRecord.Cluster state(String id, String name, ClusterState state, Optional<String> error, int steps, double seconds) {
+        RolloutRecord written = records.update(id, r -> r.withCluster(name, c -> c.with(state, error, base(c, steps), base(c, seconds))));
         listener.line(name + ": " + state.label() + error.map(e -> ": " + e).orElse(""));
+        return written.cluster(name).orElseThrow();
     }
 
     /** What the earlier runs of the cluster recorded, kept while this run's state is written. */

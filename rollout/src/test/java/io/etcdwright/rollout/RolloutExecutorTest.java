@@ -4,6 +4,8 @@ import io.etcdwright.engine.exec.ProgressListener;
 import io.etcdwright.engine.plan.Plan;
 import io.etcdwright.engine.spec.DesiredState;
 import io.etcdwright.engine.spec.DesiredStateLoader;
+import io.etcdwright.run.ClusterApply;
+import io.etcdwright.run.ReviewedPlan;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,11 +77,11 @@ class RolloutExecutorTest {
         }
         Instant now = Instant.now();
         records.create(new RolloutRecord(id, RolloutState.RUNNING, Optional.empty(), now, now, "tester@here",
-                new RolloutRecord.Settings("1,2,3", 2, maxFailures, 2, Duration.ofSeconds(10), soak, pause), list));
+                new RolloutRecord.Settings("1,2,3", Optional.empty(), 2, maxFailures, 2, Duration.ofSeconds(10), soak, pause), list));
     }
 
     private RolloutExecutor executor() {
-        RolloutExecutor.ClusterWork work = (desired, stats) -> {
+        RolloutExecutor.ClusterWork work = (desired, reviewed, stats) -> {
             String name = desired.spec().name();
             applied.add(name);
             stats.steps = 3;
@@ -181,7 +183,7 @@ class RolloutExecutorTest {
     @Test
     void anAbortSkipsTheClustersNotStartedAndIsNotResumed() {
         record("r7", "0", false, Duration.ZERO);
-        RolloutExecutor.ClusterWork abortingCanary = (desired, stats) -> {
+        RolloutExecutor.ClusterWork abortingCanary = (desired, reviewed, stats) -> {
             applied.add(desired.spec().name());
             records.update("r7", r -> r.withState(RolloutState.ABORTED, Optional.of("aborted by a person")));
             return Optional.empty();
@@ -206,6 +208,58 @@ class RolloutExecutorTest {
         assertEquals(RolloutState.DONE, end.state());
         assertEquals(Set.of("c3", "c4", "c5", "c6"), Set.copyOf(applied));
         assertEquals("c3", applied.get(0));
+    }
+
+    /**
+     * A saved rollout's record names each cluster's reviewed plan: the executor hands it to the cluster's
+     * apply, read from the record (so a resumed rollout compares again), and a cluster whose plan under
+     * its lock is another ({@link RolloutExecutor#failureOf} of a stale outcome) fails, not applied,
+     * counted against its wave's budget.
+     */
+    @Test
+    void aSavedRolloutsClusterIsComparedWithItsReviewedPlanAndOneThatChangedFailsItsWave() {
+        Plan nothingToDo = new Plan("c", List.of(), List.of(), List.of());
+        ReviewedPlan asSaved = ReviewedPlan.of(nothingToDo);
+        ReviewedPlan other = new ReviewedPlan("0".repeat(64), Optional.empty());
+        List<RolloutRecord.Cluster> list = new ArrayList<>();
+        int[] waves = {1, 2, 2, 3, 3, 3};
+        for (int i = 1; i <= 6; i++) {
+            list.add(new RolloutRecord.Cluster("c" + i, "c" + i + ".yaml", "hosts.yaml", waves[i - 1], ClusterState.WAITING,
+                    Optional.empty(), 0, 0, Optional.of(i == 3 ? other : asSaved)));
+        }
+        Instant now = Instant.now();
+        records.create(new RolloutRecord("r9", RolloutState.RUNNING, Optional.empty(), now, now, "tester@here",
+                new RolloutRecord.Settings("1,2,3", Optional.empty(), 2, "0", 1, Duration.ZERO, Duration.ZERO, false), list));
+        Map<String, Optional<ReviewedPlan>> given = Collections.synchronizedMap(new LinkedHashMap<>());
+        List<String> ran = Collections.synchronizedList(new ArrayList<>());
+        RolloutExecutor.ClusterWork work = (desired, reviewed, stats) -> {
+            given.put(desired.spec().name(), reviewed);
+            return RolloutExecutor.failureOf(ClusterApply.underLock(new ClusterApply.Locked() {
+                @Override
+                public Plan converge(io.etcdwright.run.PlanSettings settings, Optional<String> newClusterToken) {
+                    return nothingToDo;
+                }
+
+                @Override
+                public io.etcdwright.engine.exec.Recap apply(Plan plan, ProgressListener progress) {
+                    ran.add(desired.spec().name());
+                    return new io.etcdwright.engine.exec.Recap(List.of());
+                }
+            }, null, reviewed, plan -> Optional.empty(), RolloutExecutor.shownAs(desired.spec().name(), executorListener())), stats);
+        };
+        RolloutRecord end = new RolloutExecutor(records, clusters, work, d -> List.of(), executorListener(), slept::add)
+                .run("r9", "tester@here");
+        assertEquals(Optional.of(asSaved), given.get("c1"));
+        assertEquals(Optional.of(other), given.get("c3"), "each cluster's own, from the record");
+        assertEquals(List.of(), ran, "nothing to do: no step run");
+        RolloutRecord.Cluster c3 = end.cluster("c3").orElseThrow();
+        assertEquals(ClusterState.FAILED, c3.state());
+        assertEquals(Optional.of("not applied: its plan is not the one saved with the rollout: the hosts changed since the plan was"
+                + " made; now there is nothing to do"), c3.error());
+        assertEquals(RolloutState.STOPPED, end.state(), "over wave 2's budget of 0: wave 3 untouched");
+        assertEquals(ClusterState.WAITING, end.cluster("c4").orElseThrow().state());
+        assertEquals(Optional.of(other), records.read("r9").orElseThrow().cluster("c3").orElseThrow().reviewed(),
+                "kept in the record for a resume");
     }
 
     private RolloutListener executorListener() {

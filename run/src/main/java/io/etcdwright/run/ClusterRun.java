@@ -273,7 +273,12 @@ public final class ClusterRun implements AutoCloseable {
 
     /** As {@link #plan}, with the facts it was made from. */
     public Planned planned(PlanSettings settings) {
-        return ConvergeRun.planned(this, settings, Optional.empty());
+        return planned(settings, Optional.empty());
+    }
+
+    /** As {@link #planned(PlanSettings)}, a new cluster bootstrapping with {@code newClusterToken} (a saved plan's). */
+    public Planned planned(PlanSettings settings, Optional<String> newClusterToken) {
+        return ConvergeRun.planned(this, settings, newClusterToken);
     }
 
     /**
@@ -282,6 +287,11 @@ public final class ClusterRun implements AutoCloseable {
      */
     public static Plan planOffline(Path inventory, Path spec, Path facts, PlanSettings settings) {
         return ConvergeRun.planOffline(inventory, spec, facts, settings);
+    }
+
+    /** As {@link #planOffline(Path, Path, Path, PlanSettings)}, a new cluster bootstrapping with {@code newClusterToken} (a saved plan's). */
+    public static Plan planOffline(Path inventory, Path spec, Path facts, PlanSettings settings, Optional<String> newClusterToken) {
+        return ConvergeRun.planOffline(inventory, spec, facts, settings, newClusterToken);
     }
 
     /**

@@ -37,19 +37,38 @@ final class ConvergeRun {
     static ClusterRun.Planned planned(ClusterRun run, PlanSettings settings, Optional<String> newClusterToken) {
         DesiredState desired = run.desired();
         ClusterRun.Facts facts = run.gatherWithClientHosts();
-        return new ClusterRun.Planned(plan(desired, run.layout(), facts, settings, true, newClusterToken,
+        return new ClusterRun.Planned(live(desired, run.layout(), facts, settings, newClusterToken,
                 new RecoveryBackups(desired, store -> BackupStores.open(store, desired, run.connections()), RecoveryBackups.BOUND)),
                 facts);
     }
 
-    /** Offline: the recorded facts stand for the hosts; no connection is opened at all. */
+    /**
+     * The live plan from facts just gathered: the one place where it differs from the offline plan of
+     * the same facts ({@link #planOffline}), which a saved rollout planned from recorded facts is
+     * compared with when it is applied. The plans differ only where the live one asks more than the
+     * hosts: the artifact source, for a newer patch to move to before a minor upgrade (offline: none
+     * is offered, so the live plan of such a cluster may hop first where the offline one does not),
+     * and the backup stores when the cluster lost quorum (the plan is refused either way; only the
+     * refusal's words name the newest backup).
+     */
+    static Plan live(DesiredState desired, EtcdLayout layout, ClusterRun.Facts facts, PlanSettings settings,
+                     Optional<String> newClusterToken, BackupsSeen.Lookup backups) {
+        return plan(desired, layout, facts, settings, true, newClusterToken, backups);
+    }
+
+    /** Offline: the recorded facts stand for the hosts; no connection is opened at all ({@link #live} says how it differs). */
     static Plan planOffline(Path inventory, Path spec, Path facts, PlanSettings settings) {
+        return planOffline(inventory, spec, facts, settings, Optional.empty());
+    }
+
+    /** As {@link #planOffline(Path, Path, Path, PlanSettings)}, a new cluster bootstrapping with {@code newClusterToken}. */
+    static Plan planOffline(Path inventory, Path spec, Path facts, PlanSettings settings, Optional<String> newClusterToken) {
         DesiredState desired = DesiredStateLoader.loadOffline(inventory, spec);
         EtcdLayout layout = Layouts.of(desired);
         EtcdProbes probes = EtcdProbes.of(layout);
         ClusterRun.Facts recorded = FactsFile.load(facts, desired.spec().name(),
                 desired.members().stream().map(m -> m.host()).toList(), desired.inventory().hosts(), probes);
-        return plan(desired, layout, recorded, settings, false, Optional.empty(),
+        return plan(desired, layout, recorded, settings, false, newClusterToken,
                 BackupsSeen.Lookup.notLooked("the plan is made offline, from recorded facts"));
     }
 

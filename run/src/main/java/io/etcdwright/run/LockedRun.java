@@ -34,7 +34,7 @@ import java.util.Optional;
  * half-way state), and applied here, each step's changes to the shared state written back as it
  * ends. Closing it releases the lock.
  */
-public final class LockedRun implements AutoCloseable {
+public final class LockedRun implements ClusterApply.Locked, AutoCloseable {
     private final ClusterRun run;
     private final ClusterLocks locks;
 
@@ -52,6 +52,7 @@ public final class LockedRun implements AutoCloseable {
      *
      * @param newClusterToken the bootstrap token a saved plan of a new cluster was made with
      */
+    @Override
     public Plan converge(PlanSettings settings, Optional<String> newClusterToken) {
         return ConvergeRun.plan(run, settings, newClusterToken);
     }
@@ -112,6 +113,7 @@ public final class LockedRun implements AutoCloseable {
      * member any more, but its etcd is stopped there), each checking its conditions when it runs;
      * the shared state is written back after each step.
      */
+    @Override
     public Recap apply(Plan plan, ProgressListener progress) {
         return new Executor(run.connections(), run.stepTargets(), run.settings().forks(), progress)
                 .afterEachStep(() -> SharedStates.writeBack(run.desired())).run(plan);

@@ -35,8 +35,19 @@ final class ClusterSpecReader {
 
     ClusterSpec read() {
         String name = text(FieldPath.of("cluster", "name")).orElse("");
-        return new ClusterSpec(document.file(), name, members(), etcd(), artifacts(), tls(), backup(name), clients(), maintenance(),
+        return new ClusterSpec(document.file(), name, labels(), members(), etcd(), artifacts(), tls(), backup(name), clients(), maintenance(),
                 state(), monitoring(), automation());
+    }
+
+    /** cluster.labels as written; a key or value the schema refused is its to report (a spec with errors is never used). */
+    private Map<String, String> labels() {
+        Map<String, String> labels = new LinkedHashMap<>();
+        node(FieldPath.of("cluster", "labels")).properties().forEach(label -> {
+            if (label.getValue().isTextual()) {
+                labels.put(label.getKey(), label.getValue().textValue());
+            }
+        });
+        return labels;
     }
 
     private Members members() {

@@ -28,20 +28,14 @@ public record DesiredState(Inventory inventory, ClusterSpec spec, List<Member> m
      */
     public DesiredState withEtcdVersion(String version) {
         EtcdSettings etcd = spec.etcd();
-        ClusterSpec hop = new ClusterSpec(spec.file(), spec.name(), spec.members(),
-                new EtcdSettings(version, etcd.ports(), etcd.dataDir(), etcd.settings()), spec.artifacts(), spec.tls(),
-                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring(),
-                spec.automation());
+        ClusterSpec hop = spec.withEtcd(new EtcdSettings(version, etcd.ports(), etcd.dataDir(), etcd.settings()));
         return new DesiredState(inventory, hop, members, warnings);
     }
 
     /** The same desired state with other etcd settings (a config written for one restart only). */
     public DesiredState withEtcdSettings(java.util.Map<String, Object> settings) {
         EtcdSettings etcd = spec.etcd();
-        ClusterSpec other = new ClusterSpec(spec.file(), spec.name(), spec.members(),
-                new EtcdSettings(etcd.version(), etcd.ports(), etcd.dataDir(), settings), spec.artifacts(), spec.tls(),
-                spec.backup(), spec.clients(), spec.maintenance(), spec.state(), spec.monitoring(),
-                spec.automation());
+        ClusterSpec other = spec.withEtcd(new EtcdSettings(etcd.version(), etcd.ports(), etcd.dataDir(), settings));
         return new DesiredState(inventory, other, members, warnings);
     }
 

@@ -20,13 +20,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The real defrag script's decisions, run in bash against a stand-in etcdctl that answers as etcd
  * would (its calls logged): not worth it, the lock held by another member, a member unhealthy, a
- * leader that hands its leadership over first, a failure, a bad configuration value.
+ * leader that hands its leadership over first, a failure, a bad configuration value. Public for its
+ * stand-in etcdctl, which monitoring's MemberTextfiles uses for a run that defragments.
  */
-class DefragScriptTest {
-    static final long MIB = 1 << 20;
+public class DefragScriptTest {
+    public static final long MIB = 1 << 20;
 
     /** Answers by its arguments (flags dropped) and FAKE_* variables; logs each call, one a line. */
-    static final String FAKE_ETCDCTL = """
+    public static final String FAKE_ETCDCTL = """
             #!/bin/bash
             args=(); for a in "$@"; do case $a in --*) ;; *) args+=("$a") ;; esac; done
             printf '%s\\n' "${args[*]}" >>"$FAKE_DIR/calls"

@@ -2,6 +2,7 @@ package io.etcdwright.modules.monitoring;
 
 import io.etcdwright.modules.backup.schedule.BackupScheduleModule;
 import io.etcdwright.modules.maintenance.DefragScheduleModule;
+import io.etcdwright.modules.monitoring.MemberTextfiles.Run;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,11 +14,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import static io.etcdwright.modules.monitoring.MemberTextfiles.FAKE_ETCD;
+import static io.etcdwright.modules.monitoring.MemberTextfiles.backup;
+import static io.etcdwright.modules.monitoring.MemberTextfiles.certificate;
+import static io.etcdwright.modules.monitoring.MemberTextfiles.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -29,53 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Prometheus' own checker accepts it, and that only an atomically replaced *.prom file is ever there.
  */
 class TextfileMetricsTest {
-    /** etcdctl and etcdutl as a leader (FAKE_LEADER=1) or a follower answers; a snapshot with a real sha256 trailer. */
-    static final String FAKE_ETCD = """
-            #!/bin/bash
-            args=(); for a in "$@"; do case $a in --*) ;; *) args+=("$a") ;; esac; done
-            case "${args[0]} ${args[1]:-}" in
-              "endpoint status") printf '[{"Endpoint":"x","Status":{"header":{"cluster_id":7,"member_id":1},"version":"3.5.16","dbSize":4096,"leader":%s}}]\\n' "${FAKE_LEADER:-1}" ;;
-              "snapshot save") printf 'a bbolt database of the test' >"${args[2]}"
-                h=$(sha256sum <"${args[2]}" | cut -c1-64); printf "$(printf '%s' "$h" | sed 's/../\\\\x&/g')" >>"${args[2]}" ;;
-              "snapshot status") echo '{"hash":1,"revision":42,"totalKey":3,"totalSize":4096}' ;;
-              "get ") echo '{"header":{"revision":42},"count":3}' ;;
-              *) echo "unexpected call: $*" >&2; exit 2 ;;
-            esac
-            """;
-
-    record Run(int exitCode, String stderr) {
-    }
-
-    static Run backup(Path dir, Path store, Map<String, String> env) throws Exception {
-        Path bin = Files.createDirectories(dir.resolve("bin"));
-        for (String tool : List.of("etcdctl", "etcdutl")) {
-            Files.writeString(bin.resolve(tool), FAKE_ETCD);
-            Files.setPosixFilePermissions(bin.resolve(tool), PosixFilePermissions.fromString("rwx------"));
-        }
-        Path conf = Files.createDirectories(dir.resolve("conf"));
-        Files.writeString(conf.resolve("backup.conf"), String.join("\n", "CLUSTER=c1", "MEMBER=h1", "MEMBER_COUNT=3",
-                "ENDPOINT=https://10.0.0.11:2379", "CACERT=/x/ca.crt", "CERT=/x/hc.crt", "KEY=/x/hc.key", "ETCD_BIN_DIR=" + bin,
-                "STORE_TYPE=directory", "STORE_PATH=" + store, "ENCRYPT=false", "KEEP_ALL_FOR_HOURS=1", "HOURLY_FOR_DAYS=7",
-                "DAILY_FOR_DAYS=730", "STORE_NAME=local \"disk\"", "INTERVAL_SECONDS=900", "TEXTFILE_DIR=" + dir.resolve("textfiles"), ""));
-        Path script = dir.resolve("etcd-backup.sh");
-        Files.write(script, BackupScheduleModule.script());
-        return run(dir, script, conf, "ETCDWRIGHT_BACKUP_STATE", env);
-    }
-
-    static Run run(Path dir, Path script, Path conf, String stateVariable, Map<String, String> env) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder("bash", script.toString(), conf.toString()).directory(dir.toFile());
-        pb.environment().put(stateVariable, dir.resolve("state").toString());
-        pb.environment().putAll(env);
-        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        Process p = pb.start();
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("the script did not finish");
-        }
-        return new Run(p.exitValue(), err);
-    }
-
     /** The value of the one sample of {@code name} whose labels contain {@code having}. */
     static Optional<String> sample(String text, String name, String having) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{([^}]*)\\} (\\S+)$").matcher(text);
@@ -246,16 +203,5 @@ class TextfileMetricsTest {
         assertEquals(0, again.waitFor());
         assertEquals(List.of("etcdwright_certificates.prom"), textfiles(dir.resolve("textfiles")));
         assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(textfile)), "node_exporter's user reads it");
-    }
-
-    /** A self-signed certificate valid for {@code days}, from the real openssl. */
-    static String certificate(Path dir, String name, int days) throws Exception {
-        Path out = dir.resolve(name + ".pem");
-        Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                "-keyout", "/dev/null", "-subj", "/CN=" + name, "-days", Integer.toString(days), "-out", out.toString())
-                .redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        assertEquals(0, p.waitFor());
-        return Files.readString(out);
     }
 }

@@ -1,7 +1,11 @@
 package io.etcdwright.run.rollout;
 
+import io.etcdwright.engine.spec.ClusterSpec;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
 
 /**
  * The sizes of a rollout's waves, {@code --waves 1,5,25%}, with Ansible's {@code serial} meaning:
@@ -9,10 +13,12 @@ import java.util.List;
  * clusters, rounded down, at least 1; a wave never takes more than is left, so the last one takes
  * the remainder (30% of 20 clusters: 6, 6, 6, 2).
  */
-public final class WaveSizes {
+public final class WaveSizes implements Waves {
+    private final String text;
     private final List<String> entries;
 
-    private WaveSizes(List<String> entries) {
+    private WaveSizes(String text, List<String> entries) {
+        this.text = text;
         this.entries = entries;
     }
 
@@ -25,7 +31,18 @@ public final class WaveSizes {
             }
             entries.add(t);
         }
-        return new WaveSizes(entries);
+        return new WaveSizes(text, entries);
+    }
+
+    @Override
+    public List<Wave> group(List<ClusterSpec> clusters) {
+        return split(IntStream.range(0, clusters.size()).boxed().toList()).stream().map(w -> new Wave(Optional.empty(), w)).toList();
+    }
+
+    /** The sizes as given. */
+    @Override
+    public String describe() {
+        return text;
     }
 
     public <T> List<List<T>> split(List<T> ordered) {

@@ -1,7 +1,20 @@
 package io.etcdwright.run.rollout;
 
+import io.etcdwright.engine.source.InvalidInputException;
+import io.etcdwright.engine.source.Problem;
+import io.etcdwright.engine.spec.Artifacts;
+import io.etcdwright.engine.spec.Automation;
+import io.etcdwright.engine.spec.ClientKeys;
+import io.etcdwright.engine.spec.ClusterSpec;
+import io.etcdwright.engine.spec.EtcdSettings;
+import io.etcdwright.engine.spec.Maintenance;
+import io.etcdwright.engine.spec.Members;
+import io.etcdwright.engine.spec.Monitoring;
+import io.etcdwright.engine.spec.Ports;
+import io.etcdwright.engine.spec.Tls;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -100,6 +113,73 @@ class WavesAndShardsTest {
                 Map.of("JOB_COMPLETION_INDEX", "3")), "index out of range");
         for (String bad : List.of("0/3", "4/3", "1/0", "2", "a/b", "-1/2")) {
             assertThrows(IllegalArgumentException.class, () -> Shard.parse(bad), bad);
+        }
+    }
+
+    /** A spec of cluster {@code name} in specs/NAME.yaml with {@code labels}, as the reader would make it. */
+    static ClusterSpec spec(String name, Map<String, String> labels) {
+        return new ClusterSpec(Path.of("specs/" + name + ".yaml"), name, labels, Members.ofHosts(List.of(name + "-h1")),
+                new EtcdSettings("3.5.16", new Ports(Ports.DEFAULT_CLIENT, Ports.DEFAULT_PEER, OptionalInt.empty()),
+                        EtcdSettings.DEFAULT_DATA_DIR, Map.of()), Artifacts.defaults(), Tls.defaults(), Optional.empty(), ClientKeys.NONE,
+                Maintenance.NONE, Optional.empty(), Monitoring.NONE, Automation.DEFAULT);
+    }
+
+    static List<String> names(List<ClusterSpec> clusters, Waves.Wave wave) {
+        return wave.clusters().stream().map(i -> clusters.get(i).name()).toList();
+    }
+
+    @Test
+    void aLabelMakesAWaveOfEachValueInTheOrderTheValuesFirstAppear() {
+        List<ClusterSpec> clusters = List.of(spec("a", Map.of("site", "dc2")), spec("b", Map.of("site", "dc1", "tier", "canary")),
+                spec("c", Map.of("site", "dc2")), spec("d", Map.of("site", "dc3")), spec("e", Map.of("site", "dc1")));
+        List<Waves.Wave> waves = new LabelWaves("site").group(clusters);
+        assertEquals(List.of(Optional.of("site=dc2"), Optional.of("site=dc1"), Optional.of("site=dc3")),
+                waves.stream().map(Waves.Wave::label).toList(), "dc2 first: a, the first cluster given, is in dc2");
+        assertEquals(List.of(List.of("a", "c"), List.of("b", "e"), List.of("d")), waves.stream().map(w -> names(clusters, w)).toList(),
+                "each wave's clusters in the order given");
+        assertEquals("by label site", new LabelWaves("site").describe());
+        assertEquals("1,5,25%", WaveSizes.parse("1,5,25%").describe());
+        assertEquals(List.of(List.of(0), List.of(1, 2, 3, 4)), WaveSizes.parse("1,100%").group(clusters).stream()
+                .map(Waves.Wave::clusters).toList(), "sized waves are the clusters in the order given, as split makes them");
+    }
+
+    @Test
+    void aClusterWithoutTheLabelIsRefusedNamingItsSpecEveryOneAtOnce() {
+        List<ClusterSpec> clusters = List.of(spec("a", Map.of("site", "dc1")), spec("b", Map.of("tier", "canary")),
+                spec("c", Map.of()), spec("d", Map.of("site", "")));
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> new LabelWaves("site").group(clusters));
+        assertEquals(List.of("specs/b.yaml:1:1: error: cluster.labels: no label 'site' (--waves-by site)",
+                "specs/c.yaml:1:1: error: cluster.labels: no label 'site' (--waves-by site)"),
+                e.problems().stream().map(Problem::toString).toList());
+        assertEquals(List.of(Optional.of("site="), Optional.of("site=dc1")), new LabelWaves("site").group(List.of(clusters.get(3),
+                clusters.get(0))).stream().map(Waves.Wave::label).toList(), "an empty value is a value");
+    }
+
+    @Test
+    void aLabelThatCannotBeALabelKeyIsRefusedAsTheOptionIsRead() {
+        for (String bad : List.of("", "Site Name", "-site", "a/b/c")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new LabelWaves(bad), bad);
+            assertTrue(e.getMessage().startsWith("--waves-by " + bad + ": not a label key"), e.getMessage());
+        }
+        assertEquals("example.com/site", new LabelWaves("example.com/site").label());
+    }
+
+    /** The shards of a wave made by a label are the wave: every cluster of it in exactly one shard, none of another wave. */
+    @Test
+    void theShardsOfALabelsWavesAreThoseWaves() {
+        List<ClusterSpec> clusters = new ArrayList<>();
+        for (int i = 0; i < 11; i++) {
+            clusters.add(spec(String.format("f%02d", i), Map.of("site", "dc" + (i * 7 % 3))));
+        }
+        List<Waves.Wave> waves = new LabelWaves("site").group(clusters);
+        assertEquals(3, waves.size());
+        for (Waves.Wave wave : waves) {
+            List<Integer> joined = new ArrayList<>();
+            for (int i = 1; i <= 2; i++) {
+                joined.addAll(new Shard(i, 2).take(wave.clusters(), k -> clusters.get(k).name()));
+            }
+            Collections.sort(joined);
+            assertEquals(wave.clusters(), joined, wave.label() + ": the shards join into the wave");
         }
     }
 }
