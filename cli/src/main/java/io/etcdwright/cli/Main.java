@@ -74,9 +74,11 @@ public final class Main {
     /**
      * The command line with the subcommand that runs, or with all of them when the first word names
      * none (help, a typo): picocli reflects over every option of every subcommand it is given, a
-     * fifth of a no-op plan's time on the workstation, for commands that then do not run.
+     * fifth of a no-op plan's time on the workstation, for commands that then do not run. Public
+     * for the integration tests, which parse the shipped CI examples' command lines with it
+     * (parseArgs runs nothing), so that an option renamed here fails them.
      */
-    static CommandLine commandLine(String[] args) {
+    public static CommandLine commandLine(String[] args) {
         CommandLine cli = new CommandLine(new Main());
         if (!asksForVersion(args)) {
             // picocli copies the version text into each subcommand it adds (the INHERIT scope), and
