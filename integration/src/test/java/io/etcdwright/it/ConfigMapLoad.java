@@ -92,18 +92,7 @@ final class ConfigMapLoad implements AutoCloseable {
 
         /** As {@link WriteLoad.Acks#longestStallMillis}: from the first acknowledgement to the stop. */
         private long[] longestStall() {
-            List<Long> times = new ArrayList<>(acks.stream().map(Ack::atMillis).toList());
-            times.add(ranMillis);
-            Collections.sort(times);
-            long previous = times.size() == 1 ? 0 : times.get(0);
-            long[] longest = {previous, 0};
-            for (long t : times) {
-                if (t - previous > longest[1]) {
-                    longest = new long[]{previous, t - previous};
-                }
-                previous = t;
-            }
-            return longest;
+            return WriteLoad.longestStall(acks.stream().map(Ack::atMillis).toList(), ranMillis);
         }
 
         @Override

@@ -129,19 +129,28 @@ final class WriteLoad implements AutoCloseable {
         }
 
         private long[] longestStall() {
-            List<Long> times = new ArrayList<>(acks.stream().map(Ack::atMillis).toList());
-            times.add(ranMillis);
-            Collections.sort(times);
-            long previous = times.size() == 1 ? 0 : times.get(0);
-            long[] longest = {previous, 0};
-            for (long t : times) {
-                if (t - previous > longest[1]) {
-                    longest = new long[]{previous, t - previous};
-                }
-                previous = t;
-            }
-            return longest;
+            return WriteLoad.longestStall(acks.stream().map(Ack::atMillis).toList(), ranMillis);
         }
+    }
+
+    /**
+     * The longest gap between acknowledgements ({@code ackMillis}, ms since the load started) and from
+     * the last one to the stop ({@code ranMillis}), as {from, length}; the whole run when nothing was
+     * acknowledged. Any load that times its acknowledgements reports its stall with this.
+     */
+    static long[] longestStall(List<Long> ackMillis, long ranMillis) {
+        List<Long> times = new ArrayList<>(ackMillis);
+        times.add(ranMillis);
+        Collections.sort(times);
+        long previous = times.size() == 1 ? 0 : times.get(0);
+        long[] longest = {previous, 0};
+        for (long t : times) {
+            if (t - previous > longest[1]) {
+                longest = new long[]{previous, t - previous};
+            }
+            previous = t;
+        }
+        return longest;
     }
 
     /** The verdict: nothing missing or changed, and one hash for all members. */
