@@ -4,13 +4,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -71,21 +69,13 @@ public class DefragScriptTest {
                 "LOCK_KEY=/etcdwright/lock/c1", "MIN_FRAGMENTATION_PERCENT=" + minPercent, "MIN_DB_SIZE_BYTES=" + 8 * MIB, ""));
         Path script = dir.resolve("etcd-defrag.sh");
         Files.write(script, DefragScheduleModule.script());
-        ProcessBuilder pb = new ProcessBuilder("bash", script.toString(), conf.toString()).directory(dir.toFile());
-        pb.environment().put("ETCDWRIGHT_DEFRAG_STATE", dir.resolve("state").toString());
-        pb.environment().put("FAKE_DIR", dir.toString());
-        pb.environment().put("FAKE_LEADER", "2");
-        pb.environment().putAll(env);
-        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        Process p = pb.start();
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("the script did not finish");
-        }
+        Map<String, String> fakes = new java.util.HashMap<>(Map.of("FAKE_DIR", dir.toString(), "FAKE_LEADER", "2"));
+        fakes.putAll(env);
+        io.etcdwright.modules.monitoring.MemberTextfiles.Run ran = io.etcdwright.modules.monitoring.MemberTextfiles.run(dir, script,
+                conf, "ETCDWRIGHT_DEFRAG_STATE", fakes);
         Path calls = dir.resolve("calls");
         Path lastRun = dir.resolve("state/last-run.json");
-        return new Run(p.exitValue(), err, Files.exists(lastRun) ? Files.readString(lastRun) : "",
+        return new Run(ran.exitCode(), ran.stderr(), Files.exists(lastRun) ? Files.readString(lastRun) : "",
                 Files.exists(calls) ? Files.readAllLines(calls) : List.of(), dir);
     }
 
