@@ -12,7 +12,6 @@ import io.etcdwright.modules.backup.schedule.ScheduleHostFacts;
 import io.etcdwright.modules.cluster.Endpoints;
 import io.etcdwright.modules.lock.ClusterLock;
 import io.etcdwright.modules.membership.ClusterStatus;
-import io.etcdwright.modules.membership.EtcdAdminClient;
 import io.etcdwright.modules.membership.EtcdHttp;
 import io.etcdwright.modules.membership.MemberFacts;
 import io.etcdwright.modules.membership.MemberStatus;
@@ -82,13 +81,9 @@ public record StatusReading(DesiredState desired, ClusterStatus status, List<Mem
             status.members().stream().flatMap(m -> m.clientUrls().stream()).forEach(url -> expiry.put(url,
                     client.servedCertificate(url).map(c -> OptionalLong.of(Duration.between(now,
                             c.getNotAfter().toInstant()).toDays())).orElse(OptionalLong.empty())));
-        }
-        if (askLock && status.members().stream().anyMatch(MemberStatus::healthy)) {
-            // Who holds the cluster's lock (the metrics' holder): the lock's own reader, on jetcd, asked
-            // only for the output that shows it, so a plain status starts no gRPC.
-            try (EtcdAdminClient locks = EtcdAdminClient.connect(endpoints, pki.trustedCaFile(), admin.cert(), admin.key(),
-                    timeout)) {
-                lock = ClusterLock.current(locks.jetcd(), desired.spec().name(), timeout);
+            if (askLock && status.members().stream().anyMatch(MemberStatus::healthy)) {
+                // Who holds the cluster's lock (the metrics' holder), asked only for the output that shows it.
+                lock = ClusterLock.current(client, desired.spec().name());
             }
         }
         return new StatusReading(desired, status, alarms, clusterVersion, expiry, lock, backups(desired, connection),

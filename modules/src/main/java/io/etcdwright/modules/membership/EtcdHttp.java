@@ -411,8 +411,27 @@ public final class EtcdHttp implements AutoCloseable {
      * @throws EtcdAdminException when no member answers within the timeout
      */
     public Optional<String> serializableGet(String key) {
-        String body = "{\"key\":\"" + java.util.Base64.getEncoder().encodeToString(key.getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                + "\",\"serializable\":true}";
+        return range(key, true).map(StoredKey::value);
+    }
+
+    /** A key as etcd keeps it: its value, the lease it is attached to (0: none) and the revision that last changed it. */
+    public record StoredKey(String value, long lease, long modRevision) {
+    }
+
+    /**
+     * The key {@code key}, read linearizably (through the leader, so what was written before is
+     * seen), over the gateway this client already speaks: no gRPC channel to start for one read.
+     * Empty when the key does not exist.
+     *
+     * @throws EtcdAdminException when no member answers within the timeout
+     */
+    public Optional<StoredKey> get(String key) {
+        return range(key, false);
+    }
+
+    private Optional<StoredKey> range(String key, boolean serializable) {
+        String body = "{\"key\":\"" + java.util.Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8))
+                + "\"" + (serializable ? ",\"serializable\":true" : "") + "}";
         Map<URI, Attempt> attempts = anyOf("/v3/kv/range", body, Reply::ok);
         for (Attempt a : attempts.values()) {
             if (a.passed()) {
@@ -420,8 +439,10 @@ public final class EtcdHttp implements AutoCloseable {
                 if (!kvs.isArray() || kvs.isEmpty()) {
                     return Optional.empty();
                 }
-                return Optional.of(new String(java.util.Base64.getDecoder().decode(kvs.get(0).path("value").asText("")),
-                        java.nio.charset.StandardCharsets.UTF_8));
+                JsonNode kv = kvs.get(0);
+                // The gateway writes int64 fields as JSON strings, and leaves out those that are 0.
+                return Optional.of(new StoredKey(new String(java.util.Base64.getDecoder().decode(kv.path("value").asText("")),
+                        StandardCharsets.UTF_8), kv.path("lease").asLong(0), kv.path("mod_revision").asLong(0)));
             }
         }
         throw new EtcdAdminException("cannot read " + key + ": " + attempts.entrySet().stream()

@@ -51,7 +51,13 @@ class LockReleaseThroughAnyMemberTest {
                          dir.resolve("admin.key"), CALL)) {
                 ClusterLock lock = ClusterLock.take(onM3.jetcd(), "released", LockHolder.thisProcess("apply", Instant.now()),
                         Duration.ZERO, CALL);
-                assertTrue(ClusterLock.current(onM1.jetcd(), "released", CALL).isPresent(), "the lock is held");
+                ClusterLock.Held held = ClusterLock.current(onM1.jetcd(), "released", CALL).orElseThrow();
+                // The gateway's reader (status, a rollout's plan) sees the very key jetcd's does.
+                try (EtcdHttp http = EtcdHttp.connect(List.of(m1, m3), caCert, dir.resolve("admin.crt"), dir.resolve("admin.key"), CALL)) {
+                    assertEquals(held, ClusterLock.current(http, "released").orElseThrow());
+                    assertEquals(lock.leaseId(), held.leaseId());
+                    assertTrue(held.holder().isPresent() && held.modRevision() > 0, held.toString());
+                }
 
                 cluster.freeze("m3");
                 try {
@@ -62,6 +68,9 @@ class LockReleaseThroughAnyMemberTest {
                 }
 
                 assertFalse(ClusterLock.current(onM1.jetcd(), "released", CALL).isPresent(), "the key is gone");
+                try (EtcdHttp http = EtcdHttp.connect(List.of(m1), caCert, dir.resolve("admin.crt"), dir.resolve("admin.key"), CALL)) {
+                    assertFalse(ClusterLock.current(http, "released").isPresent(), "the gateway's reader finds it gone too");
+                }
                 long ttl = onM1.jetcd().getLeaseClient().timeToLive(lock.leaseId(),
                         io.etcd.jetcd.options.LeaseOption.DEFAULT).get(5, TimeUnit.SECONDS).getTTL();
                 assertEquals(-1, ttl, "the lease is revoked, not left to run out");
