@@ -322,7 +322,8 @@ final class StatusCommand implements Callable<Integer> {
                         + " then 'etcdwright defrag' disarms it once below the quota");
             } else {
                 lines.add("ALARM " + a.get("type") + " on member " + (a.get("member") == null ? a.get("member_id") : a.get("member"))
-                        + ": its data differs from the others'; replace that member rather than disarm it");
+                        + ": its data differs from the others'; replace that member (not restart it, not disarm first):"
+                        + " 'etcdwright plan' says how");
             }
         }
         return lines;

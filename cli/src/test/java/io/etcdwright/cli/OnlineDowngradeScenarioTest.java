@@ -50,9 +50,13 @@ class OnlineDowngradeScenarioTest {
                 .orElseThrow(() -> new AssertionError(id + " not in " + PlannerScenarios.shape(plan)));
     }
 
-    /** Host h's files written after {@code after} (and its release), then its swap. */
+    /**
+     * Host h's files written after {@code after} (and its release), then its swap. Its config file too:
+     * the 3.6 file turns etcd's corruption checks on as feature gates, the 3.5 one as experimental booleans.
+     */
     private static List<String> swap(String h, String after, boolean installed) {
-        return List.of(h + "/unit <- " + after + (installed ? "" : ", " + h + "/install"),
+        String ready = after + (installed ? "" : ", " + h + "/install");
+        return List.of(h + "/config-file <- " + ready, h + "/unit <- " + h + "/config-file, " + ready,
                 h + "/downgrade <- " + after + ", " + h + "/unit");
     }
 
@@ -166,7 +170,8 @@ class OnlineDowngradeScenarioTest {
         assertEquals(List.of(PREFLIGHT,
                 "h1/install <- " + PREFLIGHT, "h2/install <- " + PREFLIGHT, "h3/install <- " + PREFLIGHT,
                 "cluster/downgrade-cancel <- " + PREFLIGHT,
-                "h1/unit <- cluster/downgrade-cancel, h1/install",
+                "h1/config-file <- cluster/downgrade-cancel, h1/install",
+                "h1/unit <- h1/config-file, cluster/downgrade-cancel, h1/install",
                 "h1/restart <- cluster/downgrade-cancel, h1/unit",
                 "cluster/cluster-version <- h1/restart, cluster/downgrade-cancel"), PlannerScenarios.shape(plan));
         Step cancel = step(plan, "cluster/downgrade-cancel");
@@ -194,11 +199,14 @@ class OnlineDowngradeScenarioTest {
         String installs = "h1/install-minor, h2/install-minor, h3/install-minor";
         assertEquals(List.of(PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT, checks + " <- cluster/snapshot",
                 "h1/install-minor <- " + checks, "h2/install-minor <- " + checks, "h3/install-minor <- " + checks,
-                "h1/unit-minor <- " + checks + ", " + installs,
+                "h1/config-file-minor <- " + checks + ", " + installs,
+                "h1/unit-minor <- h1/config-file-minor, " + checks + ", " + installs,
                 "h1/restart-minor <- " + checks + ", " + installs + ", h1/unit-minor",
                 "cluster/cluster-version <- h1/restart-minor"), PlannerScenarios.shape(up));
         Plan down = plan("cancelled", "three-35");
-        assertEquals(List.of(PREFLIGHT, "h2/unit <- " + PREFLIGHT, "h3/unit <- " + PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT,
+        // Rolled back to 3.5: h2's and h3's files as 3.5 reads them (the corruption checks as experimental booleans).
+        assertEquals(List.of(PREFLIGHT, "h2/config-file <- " + PREFLIGHT, "h2/unit <- h2/config-file, " + PREFLIGHT,
+                "h3/config-file <- " + PREFLIGHT, "h3/unit <- h3/config-file, " + PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT,
                 "h3/restart <- cluster/snapshot, h3/unit", "h2/restart <- h3/restart, h2/unit"), PlannerScenarios.shape(down));
     }
 

@@ -179,15 +179,19 @@ class PlannerScenarioTest {
     /**
      * The recorded hosts, made by an etcdwright that put the admin and kube-apiserver client keys on
      * every member: the upgrade gives each member its own healthcheck client, then removes the
-     * shared client files by name, and restarts nothing (neither is a file etcd reads).
+     * shared client files by name, and restarts nothing for them (neither is a file etcd reads). The
+     * same etcdwright wrote no corruption checks: each config file gains them, and that restarts the
+     * members one at a time ({@link #hostsAnOlderEtcdwrightConfiguredGetEtcdsCorruptionChecksOneMemberAtATime}).
      */
     @Test
     void anUpgradeGivesEachMemberItsHealthcheckClientAndRemovesTheSharedClientKeysWithoutARestart() {
         Plan plan = plan(new Scenario("converged", "three").recorded());
         List<String> want = new ArrayList<>();
         for (String h : List.of("h1", "h2", "h3")) {
-            want.addAll(List.of(h + "/certificates", h + "/client-keys <- " + h + "/certificates"));
+            want.addAll(List.of(h + "/certificates", h + "/config-file <- " + h + "/certificates",
+                    h + "/client-keys <- " + h + "/config-file"));
         }
+        want.addAll(restarts(List.of("h1", "h2", "h3"), "", "client-keys"));
         assertEquals(want, shape(plan));
         Step certs = step(plan, "h1/certificates");
         assertEquals(io.etcdwright.engine.plan.ChangeKind.UPDATE, certs.kind());
@@ -198,15 +202,77 @@ class PlannerScenarioTest {
         assertEquals("remove " + ADMIN_FILES + ", " + APISERVER_FILES, removal.summary());
         assertEquals("clients does not name h2 for admin or kube-apiserver: client keys stay on the workstation unless"
                 + " the spec names the host; no restart", removal.reason());
-        assertTrue(plan.steps().stream().noneMatch(st -> st.id().endsWith("/restart")), shape(plan).toString());
+        // Each restart is the config file's, not the keys'.
+        for (String h : List.of("h1", "h2", "h3")) {
+            assertEquals("config changed", step(plan, h + "/restart").reason());
+        }
+    }
+
+    private static final String CORRUPTION_CHECKS = "etcd's data-corruption checks on by default (etcd.settings can turn them off)";
+
+    /**
+     * Hosts an etcdwright before the corruption-check default configured (the recordings, as they
+     * are): each member's config file gains etcd's checks as its release spells them, with the
+     * reason, and nothing else; the members restart one at a time, each only while every other one
+     * is healthy, the leader last: the rolling restart of any setting, no downtime.
+     */
+    @Test
+    void hostsAnOlderEtcdwrightConfiguredGetEtcdsCorruptionChecksOneMemberAtATime() {
+        Map<String, String> added = Map.of(
+                "converged", "experimental-compact-hash-check-enabled: true\nexperimental-initial-corrupt-check: true\n",
+                "converged-36", "feature-gates: CompactHashCheck=true,InitialCorruptCheck=true\n",
+                "converged-37", "feature-gates: CompactHashCheck=true,InitialCorruptCheck=true\n");
+        Map<String, String> specs = Map.of("converged", "three", "converged-36", "three-36", "converged-37", "three-37");
+        for (String facts : List.of("converged", "converged-36", "converged-37")) {
+            Plan plan = plan(new Scenario(facts, specs.get(facts)).recorded());
+            List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf(facts));
+            String previous = "";
+            for (String h : order) {
+                Step config = step(plan, h + "/config-file");
+                assertEquals(CORRUPTION_CHECKS, config.reason(), facts);
+                String before = config.diff().orElseThrow().before();
+                String after = config.diff().orElseThrow().after();
+                assertFalse(before.contains("corrupt") || before.contains("CompactHash"), before);
+                // The checks' lines, and nothing else, are new.
+                assertEquals(before.lines().toList(), after.lines().filter(l -> !added.get(facts).contains(l + "\n")).toList(),
+                        facts);
+                assertTrue(after.contains(added.get(facts)), after);
+                Step restart = step(plan, h + "/restart");
+                assertEquals("config changed", restart.reason());
+                assertEquals(List.of("every member other than " + h + " healthy"), restart.requires());
+                if (!previous.isEmpty()) {
+                    assertTrue(restart.after().contains(previous), facts + ": " + shape(plan));
+                }
+                previous = h + "/restart";
+            }
+            assertEquals(3, plan.steps().stream().filter(st -> st.id().endsWith("/restart")).count(), shape(plan).toString());
+        }
+        // The same hosts as this version leaves them (the checks written): nothing to do.
+        assertEquals(List.of(), shape(plan(new Scenario("converged", "three"))));
+    }
+
+    /** etcd.settings turns a check off: the file says so, under the name the release reads. */
+    @Test
+    void theSpecTurnsACorruptionCheckOffAndThePlanWritesIt() throws Exception {
+        String spec = specLike("three-36", "hash-check-off-36", "    election-timeout: 1000\n", "    election-timeout: 1000\n"
+                + "    feature-gates: \"CompactHashCheck=false\"\n");
+        Plan plan = plan(new Scenario("converged-36", spec));
+        Step config = step(plan, "h1/config-file");
+        assertEquals("content differs", config.reason());
+        assertTrue(config.diff().orElseThrow().after().contains("feature-gates: CompactHashCheck=false,InitialCorruptCheck=true\n"),
+                config.diff().orElseThrow().after());
     }
 
     /** The spec's clients keeps the named hosts' copies and removes only the others'. */
     @Test
     void hostsTheSpecNamesForAClientKeepItsKeyAndOnlyTheOthersLoseIt() {
         Plan plan = scenarios.plan(new Scenario("converged", "three-clients").recorded(), "inventory-control-plane");
-        assertEquals(List.of("h1/certificates", "h2/certificates", "h2/client-keys <- h2/certificates", "h3/certificates",
-                "h3/client-keys <- h3/certificates"), shape(plan));
+        // The config files gain the corruption checks (the recording's etcdwright wrote none) and restart their members.
+        List<String> want = new ArrayList<>(List.of("h1/certificates", "h1/config-file <- h1/certificates", "h2/certificates",
+                "h2/config-file <- h2/certificates", "h2/client-keys <- h2/config-file", "h3/certificates",
+                "h3/config-file <- h3/certificates", "h3/client-keys <- h3/config-file", "h1/restart <- h1/config-file"));
+        want.addAll(restarts(List.of("h2", "h3"), "h1/restart", "client-keys"));
+        assertEquals(want, shape(plan));
         assertEquals("remove " + ADMIN_FILES, step(plan, "h2/client-keys").summary());
         assertEquals("clients does not name h2 for admin: client keys stay on the workstation unless the spec names the"
                 + " host; no restart", step(plan, "h2/client-keys").reason());
@@ -479,7 +545,9 @@ class PlannerScenarioTest {
     /**
      * A minor step's shape, after {@code first}: the new release to every host at once, then member by
      * member (in {@code order}) its {@code files} (config-file, unit) written just before its restart,
-     * then the cluster version awaited.
+     * then the cluster version awaited. The config file changes in a step out of 3.4 or 3.5: the
+     * corruption checks etcdwright turns on are spelled by each release its own way (3.4: the initial
+     * check only; 3.5: two experimental booleans; 3.6 and 3.7: feature gates).
      */
     private static List<String> minorStep(List<String> all, List<String> order, String first, String... files) {
         return minorStep(all, order, first, false, files);
@@ -499,9 +567,10 @@ class PlannerScenarioTest {
                 shape.add(h + "/raft-snapshot-minor <- " + turn);
                 chain = h + "/raft-snapshot-minor";
             }
-            for (String f : files) {
-                shape.add(h + "/" + f + "-minor <- " + chain);
-                chain = h + "/" + f + "-minor";
+            for (int i = 0; i < files.length; i++) {
+                // A file after the first waits for the one before it and for the member's turn.
+                shape.add(h + "/" + files[i] + "-minor <- " + chain + (i == 0 ? "" : ", " + turn));
+                chain = h + "/" + files[i] + "-minor";
             }
             shape.add(h + "/restart-minor <- " + turn + (raftSnapshot ? ", " + h + "/raft-snapshot-minor" : "")
                     + (files.length == 0 ? "" : ", " + h + "/" + files[files.length - 1] + "-minor"));
@@ -519,7 +588,7 @@ class PlannerScenarioTest {
         want.add("cluster/snapshot <- " + PREFLIGHT);
         // No member's unit names 3.5 before its own restart: an apply stopped anywhere leaves each member's
         // files as the release it runs reads them.
-        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/snapshot", "unit"));
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/snapshot", "config-file", "unit"));
         assertEquals(want, shape(plan));
         assertEquals(List.of("cluster version 3.5 within 120 s"), step(plan, "cluster/cluster-version").readyWhen());
         assertEquals(List.of("every member answering, on 3.4.23 or 3.5.16, no alarm, authentication off"),
@@ -540,7 +609,7 @@ class PlannerScenarioTest {
         }
         want.add("cluster/snapshot <- " + PREFLIGHT);
         want.addAll(restarts(order, "cluster/snapshot", "install, ", "unit"));
-        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, order.get(2) + "/restart", "unit"));
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, order.get(2) + "/restart", "config-file", "unit"));
         assertEquals(want, shape(plan));
         assertEquals("install etcd 3.4.35", step(plan, "h1/install").summary());
         assertEquals("install etcd 3.5.16", step(plan, "h1/install-minor").summary());
@@ -562,7 +631,7 @@ class PlannerScenarioTest {
         want.add("cluster/snapshot <- " + PREFLIGHT);
         want.addAll(restarts(order, "cluster/snapshot", "install, ", "unit"));
         want.add("cluster/upgrade-checks <- " + order.get(2) + "/restart");
-        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/upgrade-checks", "unit"));
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/upgrade-checks", "config-file", "unit"));
         assertEquals(want, shape(plan));
         Step checks = step(plan, "cluster/upgrade-checks");
         assertEquals(List.of("etcdutl check v2store clean on every member, no learner, every member's own member list the same"),
@@ -618,7 +687,7 @@ class PlannerScenarioTest {
         List<String> order = PlannerScenarios.leaderLast(List.of("h1", "h2", "h3"), PlannerScenarios.leaderOf("converged-3.5.35"));
         List<String> want = new ArrayList<>(List.of(PREFLIGHT, "cluster/snapshot <- " + PREFLIGHT,
                 "cluster/upgrade-checks <- cluster/snapshot"));
-        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/upgrade-checks", "unit"));
+        want.addAll(minorStep(List.of("h1", "h2", "h3"), order, "cluster/upgrade-checks", "config-file", "unit"));
         assertEquals(want, shape(plan));
         assertTrue(step(plan, "cluster/upgrade-checks").reason().contains("with the etcdutl of 3.5.35"),
                 step(plan, "cluster/upgrade-checks").reason());
@@ -988,7 +1057,9 @@ class PlannerScenarioTest {
                 + "    experimental-compaction-batch-limit: 500\n    experimental-initial-corrupt-check: true\n");
         Plan plan = plan(new Scenario("converged-36", spec));
         String after = step(plan, "h1/config-file").diff().orElseThrow().after();
-        assertTrue(after.contains("compaction-batch-limit: 500\n") && after.contains("feature-gates: InitialCorruptCheck=true\n")
+        // The spec's InitialCorruptCheck as the gate, beside etcdwright's default for the other check.
+        assertTrue(after.contains("compaction-batch-limit: 500\n")
+                && after.contains("feature-gates: CompactHashCheck=true,InitialCorruptCheck=true\n")
                 && !after.contains("experimental-"), after);
         assertTrue(plan.warnings().stream().anyMatch(w -> w.contains("etcd 3.6 renamed experimental-compaction-batch-limit to"
                 + " compaction-batch-limit")), plan.warnings().toString());

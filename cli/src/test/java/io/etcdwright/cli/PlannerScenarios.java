@@ -344,7 +344,8 @@ final class PlannerScenarios {
      */
     static Map<String, EtcdHostFacts> leastKeys(Map<String, EtcdHostFacts> recorded, Path pki) {
         Map<String, EtcdHostFacts> hosts = new java.util.LinkedHashMap<>();
-        recorded.forEach((name, f) -> {
+        recorded.forEach((name, asRecorded) -> {
+            EtcdHostFacts f = withDefaults(asRecorded);
             Path own = pki.resolve("members").resolve(name);
             if (!f.file(HostCertificates.certPath(HostCertificates.ADMIN)).exists()) {
                 hosts.put(name, f);
@@ -367,6 +368,55 @@ final class PlannerScenarios {
             hosts.put(name, withFiles(f, files));
         });
         return hosts;
+    }
+
+    /** The keys of etcd's config file that etcdwright writes itself, in its order; every other key is a setting. */
+    private static final List<String> OWN_KEYS = List.of("name", "data-dir", "listen-peer-urls", "listen-client-urls",
+            "advertise-client-urls", "initial-advertise-peer-urls", "initial-cluster", "initial-cluster-state",
+            "initial-cluster-token", "strict-reconfig-check", "enable-grpc-gateway", "listen-metrics-urls",
+            "client-transport-security", "peer-transport-security");
+
+    /**
+     * A host's etcd config file as this version writes it: the recordings come from an etcdwright that
+     * wrote no defaults, and this one writes etcd's data-corruption checks (the catalogue's
+     * {@code defaults}, as the release the member runs spells them) among the settings, sorted. Only a
+     * file this code reads back to its recorded bytes is changed (a file edited by hand, as the drift
+     * recordings did, stays as recorded); its time stays, so a restart pending stays pending.
+     */
+    static EtcdHostFacts withDefaults(EtcdHostFacts f) {
+        FileState config = f.file(EtcdLayout.CONFIG_FILE);
+        // The release the file was written for: the one the member runs (in a minor step killed halfway,
+        // the members not yet restarted run the older one beside the newer release's active links).
+        Optional<io.etcdwright.engine.spec.Version> runs = f.member().status().map(s -> s.version())
+                .or(() -> f.install().activeVersion()).flatMap(io.etcdwright.engine.spec.Version::tryParse);
+        if (config.content().isEmpty() || runs.isEmpty()) {
+            return f;
+        }
+        Map<String, Object> defaults = io.etcdwright.modules.catalogue.VersionCatalogue.builtIn()
+                .configFor(runs.get(), Map.of()).config();
+        Map<String, Object> doc = new org.yaml.snakeyaml.Yaml().load(config.content().get());
+        if (!config.content().get().equals(dumped(doc)) || defaults.keySet().stream().anyMatch(doc::containsKey)) {
+            return f;
+        }
+        Map<String, Object> settings = new java.util.TreeMap<>(defaults);
+        Map<String, Object> rewritten = new java.util.LinkedHashMap<>();
+        doc.forEach((key, value) -> (OWN_KEYS.contains(key) ? rewritten : settings).put(key, value));
+        rewritten.putAll(settings);
+        byte[] bytes = dumped(rewritten).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Map<String, FileState> files = new java.util.LinkedHashMap<>(f.files());
+        files.put(EtcdLayout.CONFIG_FILE, new FileState(config.path(), true, io.etcdwright.engine.ssh.HostSession.sha256(bytes),
+                config.mode(), config.owner(), config.group(), config.modifiedMicros(),
+                Optional.of(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))));
+        return withFiles(f, files);
+    }
+
+    /** As EtcdConfigFile dumps it. */
+    private static String dumped(Map<String, Object> doc) {
+        org.yaml.snakeyaml.DumperOptions options = new org.yaml.snakeyaml.DumperOptions();
+        options.setDefaultFlowStyle(org.yaml.snakeyaml.DumperOptions.FlowStyle.BLOCK);
+        options.setIndent(2);
+        options.setWidth(Integer.MAX_VALUE);
+        return "# Managed by etcdwright: edits here are reverted by the next apply.\n" + new org.yaml.snakeyaml.Yaml(options).dump(doc);
     }
 
     static EtcdHostFacts withFiles(EtcdHostFacts f, Map<String, FileState> files) {

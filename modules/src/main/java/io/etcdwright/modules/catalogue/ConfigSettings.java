@@ -16,11 +16,14 @@ import java.util.Map;
  * @param config   the keys to write into etcd's config file, sorted by key
  * @param findings errors (a setting this release does not have, or has under a name also written)
  *                 and warnings (a setting written under a name this release still reads but renamed)
+ * @param defaults the reasons of etcdwright's own defaults written into {@code config} (the catalogue's
+ *                 {@code defaults}, for what the spec does not set); none for the spec's settings alone
  */
-public record ConfigSettings(Version readBy, Map<String, Object> config, List<Finding> findings) {
+public record ConfigSettings(Version readBy, Map<String, Object> config, List<Finding> findings, List<String> defaults) {
     public ConfigSettings {
         config = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(config));
         findings = List.copyOf(findings);
+        defaults = List.copyOf(defaults);
     }
 
     public List<Finding> errors() {

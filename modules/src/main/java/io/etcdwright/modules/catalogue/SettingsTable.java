@@ -76,15 +76,30 @@ final class SettingsTable {
     record Gate(String name, Range in, boolean defaultOn) {
     }
 
-    private final Map<String, Setting> settings;
-    private final Map<String, Gate> gates;
-
-    private SettingsTable(Map<String, Setting> settings, Map<String, Gate> gates) {
-        this.settings = settings;
-        this.gates = gates;
+    /**
+     * What etcdwright writes unless the spec sets the same thing (the catalogue's {@code defaults}):
+     * named as gates, written as each release has them (its gate, else the experimental boolean the
+     * gate replaced, else nothing: a release without the check cannot be given it).
+     *
+     * @param why the plan's reason when a member's file lacks it
+     */
+    record Default(String why, String link, Map<String, Boolean> gates) {
+        Default {
+            gates = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(gates));
+        }
     }
 
-    static SettingsTable read(StrictYaml settingsNode, StrictYaml gatesNode, List<Minor> minors) {
+    private final Map<String, Setting> settings;
+    private final Map<String, Gate> gates;
+    private final List<Default> defaults;
+
+    private SettingsTable(Map<String, Setting> settings, Map<String, Gate> gates, List<Default> defaults) {
+        this.settings = settings;
+        this.gates = gates;
+        this.defaults = defaults;
+    }
+
+    static SettingsTable read(StrictYaml settingsNode, StrictYaml gatesNode, List<StrictYaml> defaultNodes, List<Minor> minors) {
         Map<String, Setting> settings = new LinkedHashMap<>();
         settingsNode.entries().forEach((key, node) -> {
             Range in = Range.parse(node.string("in"), node.where());
@@ -120,7 +135,17 @@ final class SettingsTable {
                         + " but says neither what it was renamed to, nor its gate, nor what to do instead");
             }
         }
-        return new SettingsTable(Map.copyOf(settings), Map.copyOf(gates));
+        List<Default> defaults = new ArrayList<>();
+        for (StrictYaml node : defaultNodes) {
+            Map<String, Boolean> asked = node.mapping("gates").boolEntries();
+            asked.keySet().stream().filter(g -> !gates.containsKey(g)).findFirst().ifPresent(g -> {
+                throw new IllegalStateException("etcd-versions.yaml: " + node.where() + ".gates names " + g
+                        + ", which featureGates does not have");
+            });
+            defaults.add(new Default(node.string("why"), node.string("link"), asked));
+            node.done();
+        }
+        return new SettingsTable(Map.copyOf(settings), Map.copyOf(gates), List.copyOf(defaults));
     }
 
     private static Successor successor(StrictYaml node) {
@@ -156,14 +181,15 @@ final class SettingsTable {
 
     /** The spec's settings as {@code target} reads them. */
     ConfigSettings render(Version target, Map<String, Object> written) {
-        return render(target, written, true);
+        return render(target, written, true, false);
     }
 
     /**
-     * @param convert whether values take the config file's form (durations in nanoseconds, strings as
-     *                strings), or stay as written (for a spec: names spelled, values left to the file)
+     * @param convert      whether values take the config file's form (durations in nanoseconds, strings as
+     *                     strings), or stay as written (for a spec: names spelled, values left to the file)
+     * @param withDefaults whether etcdwright's {@link Default}s join what the spec does not set (a config file)
      */
-    ConfigSettings render(Version target, Map<String, Object> written, boolean convert) {
+    ConfigSettings render(Version target, Map<String, Object> written, boolean convert, boolean withDefaults) {
         Map<String, Object> config = new TreeMap<>();
         Map<String, Boolean> gateValues = new TreeMap<>();
         Map<String, String> claimedBy = new LinkedHashMap<>();
@@ -206,11 +232,46 @@ final class SettingsTable {
                 }
             }
         }
+        List<String> defaulted = withDefaults ? defaultsInto(target, config, gateValues, claimedBy) : List.of();
         if (!gateValues.isEmpty()) {
             config.put("feature-gates", String.join(",", gateValues.entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue()).toList()));
         }
-        return new ConfigSettings(target, config, findings);
+        return new ConfigSettings(target, config, findings, defaulted);
+    }
+
+    /**
+     * Each default the spec left unset, written as {@code target} has it; what the spec sets under any
+     * name (claimed already) is the spec's. Returns the reasons of the defaults that wrote something.
+     */
+    private List<String> defaultsInto(Version target, Map<String, Object> config, Map<String, Boolean> gateValues,
+                                      Map<String, String> claimedBy) {
+        Minor m = target.minorLine();
+        boolean hasGates = settings.get("feature-gates").readBy(target);
+        List<String> reasons = new ArrayList<>();
+        for (Default d : defaults) {
+            boolean wrote = false;
+            for (Map.Entry<String, Boolean> g : d.gates().entrySet()) {
+                String name = g.getKey();
+                if (hasGates && gates.get(name).in().contains(m)) {
+                    if (!claimedBy.containsKey("feature gate " + name)) {
+                        gateValues.put(name, g.getValue());
+                        wrote = true;
+                    }
+                    continue;
+                }
+                Optional<Setting> older = settings.values().stream()
+                        .filter(s -> s.gate().map(x -> x.name().equals(name)).orElse(false) && s.readBy(target)).findFirst();
+                if (older.isPresent() && !claimedBy.containsKey(older.get().key())) {
+                    config.put(older.get().key(), g.getValue());
+                    wrote = true;
+                }
+            }
+            if (wrote) {
+                reasons.add(d.why());
+            }
+        }
+        return reasons;
     }
 
     private Landing landing(Setting s, Version target) {

@@ -139,6 +139,19 @@ final class StrictYaml {
         return out;
     }
 
+    /** Every entry of this mapping as booleans. */
+    Map<String, Boolean> boolEntries() {
+        Map<String, Boolean> out = new LinkedHashMap<>();
+        map.forEach((k, v) -> {
+            read.add(String.valueOf(k));
+            if (!(v instanceof Boolean b)) {
+                throw new IllegalStateException("etcd-versions.yaml: " + where + "." + k + " must be true or false, got " + v);
+            }
+            out.put(String.valueOf(k), b);
+        });
+        return out;
+    }
+
     /** Stops the load when the mapping holds a key nobody asked for (a typo would otherwise be a rule lost). */
     void done() {
         for (Object key : map.keySet()) {

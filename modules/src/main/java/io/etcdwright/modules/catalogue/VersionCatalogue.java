@@ -334,7 +334,16 @@ public final class VersionCatalogue implements VersionRules {
      * (import writes a hand-made cluster's flags so).
      */
     public ConfigSettings spelledFor(Version version, Map<String, Object> written) {
-        return settings.render(version, written, false);
+        return settings.render(version, written, false, false);
+    }
+
+    /**
+     * What the config file of a member {@code readBy} runs holds beyond etcdwright's own keys: the
+     * spec's settings ({@link #settingsFor}), and etcdwright's defaults (the catalogue's
+     * {@code defaults}: etcd's data-corruption checks) for what they do not set under any name.
+     */
+    public ConfigSettings configFor(Version readBy, Map<String, Object> written) {
+        return settings.render(readBy, written, true, true);
     }
 
     /** How etcd's config file holds {@code key} (any release that has it); empty for a key none has. */
@@ -419,7 +428,7 @@ public final class VersionCatalogue implements VersionRules {
             issue.done();
         }
         SettingsTable settings = SettingsTable.read(doc.mapping("settings"), doc.mapping("featureGates"),
-                List.copyOf(lines.keySet()));
+                doc.mappings("defaults"), List.copyOf(lines.keySet()));
         doc.done();
         return new VersionCatalogue(java.util.Collections.unmodifiableMap(lines), Map.copyOf(fixes), List.copyOf(issues), settings);
     }

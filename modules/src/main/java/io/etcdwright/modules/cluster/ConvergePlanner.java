@@ -287,7 +287,7 @@ public final class ConvergePlanner {
         }
         // Alarms, disk space and latency, clocks: warned about (or, a disk with no room left, refused) first.
         MaintenanceChecks.Findings maintenance = MaintenanceChecks.of(in.facts(), in.cluster(),
-                MaintenanceChecks.quotaBytes(spec.etcd()));
+                MaintenanceChecks.quotaBytes(spec.etcd()), Endpoints.peerUrls(in.desired().members(), in.layout()));
         warnings.addAll(maintenance.warnings());
         refusals.addAll(maintenance.refusals());
         // Trust-only: whatever would need a certificate issued is refused, the earliest expiry warned about.

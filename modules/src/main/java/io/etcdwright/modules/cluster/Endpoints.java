@@ -31,6 +31,11 @@ public final class Endpoints {
         return layout.transport().clientScheme() + "://" + urlHost(m) + ":" + layout.clientPort();
     }
 
+    /** The peer URLs of the members, as a set: which etcd members the spec keeps. */
+    public static java.util.Set<String> peerUrls(List<Member> members, EtcdLayout layout) {
+        return members.stream().map(m -> peerUrl(m, layout)).collect(java.util.stream.Collectors.toSet());
+    }
+
     public static String peerUrl(Member m, EtcdLayout layout) {
         return layout.transport().peerScheme() + "://" + urlHost(m) + ":" + layout.peerPort();
     }

@@ -235,7 +235,7 @@ public final class OnlineDowngradePlanner {
             return refusals;
         }
         MaintenanceChecks.Findings maintenance = MaintenanceChecks.of(in.facts(), in.cluster(),
-                MaintenanceChecks.quotaBytes(spec.etcd()));
+                MaintenanceChecks.quotaBytes(spec.etcd()), Endpoints.peerUrls(in.desired().members(), in.layout()));
         warnings.addAll(maintenance.warnings());
         refusals.addAll(maintenance.refusals());
         String name = "cluster " + spec.name();

@@ -9,8 +9,10 @@ import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
 import io.etcdwright.modules.MemberModule;
+import io.etcdwright.modules.catalogue.VersionCatalogue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 
 /** etcd's config file: the member's identity, URLs, bootstrap settings and the spec's settings. */
@@ -22,11 +24,28 @@ public final class ConfigFileModule implements MemberModule {
      * version (a hop's, while one is planned), whose binary the member starts at its next restart.
      */
     public static String desired(MemberContext member) {
+        return rendered(member, true);
+    }
+
+    private static String rendered(MemberContext member, boolean defaults) {
         MemberContext.Bootstrap bootstrap = member.bootstrap();
         return EtcdConfigFile.render(new EtcdConfigFile.Peer(member.member().name(), member.member().address()),
                 bootstrap.initialCluster(), bootstrap.joining() ? "existing" : "new", bootstrap.token(), member.layout(),
                 member.spec().etcd().ports().metrics().orElse(0), member.spec().etcd().parsedVersion(),
-                member.spec().etcd().settings());
+                member.spec().etcd().settings(), defaults);
+    }
+
+    /**
+     * Why the content differs: etcdwright's defaults by their reason when they are all that is new
+     * (a member an older etcdwright configured, nothing in the spec changed), else "content differs".
+     */
+    private static String contentReason(MemberContext member, FileState have, boolean ignoreBootstrap) {
+        List<String> defaults = VersionCatalogue.builtIn().configFor(member.spec().etcd().parsedVersion(),
+                member.spec().etcd().settings()).defaults();
+        String before = defaults.isEmpty() ? "" : rendered(member, false);
+        boolean onlyDefaults = !defaults.isEmpty() && have.content().map(content -> content.equals(before)
+                || ignoreBootstrap && EtcdConfigFile.sameIgnoringBootstrap(content, before)).orElse(false);
+        return onlyDefaults ? String.join("; ", defaults) : "content differs";
     }
 
     @Override
@@ -35,7 +54,8 @@ public final class ConfigFileModule implements MemberModule {
         FileState have = member.facts().file(EtcdLayout.CONFIG_FILE);
         // A member with data ignores the initial-cluster settings (its WAL holds the membership):
         // a file that differs only there is left as it is, and nothing restarts for it.
-        boolean onlyBootstrapDiffers = !member.bootstrap().joining() && member.facts().member().hasMemberData()
+        boolean hasData = !member.bootstrap().joining() && member.facts().member().hasMemberData();
+        boolean onlyBootstrapDiffers = hasData
                 && have.content().map(content -> EtcdConfigFile.sameIgnoringBootstrap(content, want)).orElse(false);
         boolean contentRight = have.hasContent(want) || onlyBootstrapDiffers;
         boolean attributesRight = have.hasAttributes("644", "root", "root");
@@ -48,7 +68,7 @@ public final class ConfigFileModule implements MemberModule {
                 .kind(have.exists() ? ChangeKind.UPDATE : ChangeKind.CREATE)
                 .safety(io.etcdwright.modules.FileSafety.ofRewrite(member, have, contentRight))
                 .summary("write " + EtcdLayout.CONFIG_FILE)
-                .reason(!have.exists() ? "missing" : contentRight ? "mode/owner differ" : "content differs")
+                .reason(!have.exists() ? "missing" : contentRight ? "mode/owner differ" : contentReason(member, have, hasData))
                 .observed(have.sha256() + " " + have.mode() + " " + have.owner() + ":" + have.group())
                 .diff(contentRight ? null : new FileDiff(EtcdLayout.CONFIG_FILE, have.content().orElse(""), want));
         return Optional.of(new Change(step,

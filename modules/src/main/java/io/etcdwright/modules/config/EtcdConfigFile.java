@@ -45,11 +45,19 @@ public final class EtcdConfigFile {
      * @param readBy        the release whose binary will read the file: in a version change, members
      *                      run different minors, and each spells the settings its own way
      * @param settings      the operator's extra etcd settings (etcd.settings), written as {@code readBy}
-     *                      reads them ({@link VersionCatalogue#settingsFor}); a planner writing for a
-     *                      release the spec was not checked against asks that first and refuses
+     *                      reads them, with etcdwright's defaults for what they leave unset
+     *                      ({@link VersionCatalogue#configFor}); a planner writing for a release the
+     *                      spec was not checked against asks {@link VersionCatalogue#settingsFor} first and refuses
      */
     public static String render(Peer self, List<Peer> initialPeers, String clusterState, String token,
                                 EtcdLayout layout, int metricsPort, Version readBy, Map<String, Object> settings) {
+        return render(self, initialPeers, clusterState, token, layout, metricsPort, readBy, settings, true);
+    }
+
+    /** {@link #render}, without etcdwright's defaults when {@code defaults} is false: the file an older etcdwright wrote. */
+    public static String render(Peer self, List<Peer> initialPeers, String clusterState, String token,
+                                EtcdLayout layout, int metricsPort, Version readBy, Map<String, Object> settings,
+                                boolean defaults) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("name", self.name());
         doc.put("data-dir", layout.dataDir());
@@ -102,7 +110,8 @@ public final class EtcdConfigFile {
         if (transport.hasPeerKeys()) {
             doc.put("peer-transport-security", tls("peer"));
         }
-        doc.putAll(VersionCatalogue.builtIn().settingsFor(readBy, settings).orThrow());
+        doc.putAll((defaults ? VersionCatalogue.builtIn().configFor(readBy, settings)
+                : VersionCatalogue.builtIn().settingsFor(readBy, settings)).orThrow());
 
         DumperOptions options = new DumperOptions();
         options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);

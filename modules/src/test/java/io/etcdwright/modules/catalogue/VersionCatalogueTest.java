@@ -305,6 +305,76 @@ class VersionCatalogueTest {
         assertEquals(settings("watch-progress-notify-interval", "10m", "feature-gates", "LeaseCheckpoint=true"), spelled.config());
     }
 
+    // ---- etcdwright's defaults -----------------------------------------------------------------
+
+    private static final String CHECKS = "etcd's data-corruption checks on by default (etcd.settings can turn them off)";
+
+    @Test
+    void theCorruptionChecksAreOnInEveryConfigFileAsEachReleaseSpellsThem() {
+        // 3.4 and 3.5 before 3.5.5: the initial check only (the compaction hash check came in 3.5.5).
+        assertEquals(settings("experimental-initial-corrupt-check", true), CATALOGUE.configFor(v("3.4.45"), Map.of()).config());
+        assertEquals(settings("experimental-initial-corrupt-check", true), CATALOGUE.configFor(v("3.5.4"), Map.of()).config());
+        assertEquals(settings("experimental-compact-hash-check-enabled", true, "experimental-initial-corrupt-check", true),
+                CATALOGUE.configFor(v("3.5.5"), Map.of()).config());
+        // 3.6 and 3.7: the feature gates (3.7 reads no experimental key), merged with the spec's own gates.
+        for (String version : List.of("3.6.0", "3.6.16", "3.7.3")) {
+            ConfigSettings config = CATALOGUE.configFor(v(version), Map.of());
+            assertEquals(settings("feature-gates", "CompactHashCheck=true,InitialCorruptCheck=true"), config.config(), version);
+            assertEquals(List.of(CHECKS), config.defaults());
+            assertEquals(List.of(), config.findings());
+        }
+        assertEquals(settings("feature-gates", "CompactHashCheck=true,InitialCorruptCheck=true,LeaseCheckpoint=true"),
+                CATALOGUE.configFor(v("3.6.16"), settings("feature-gates", "LeaseCheckpoint=true")).config());
+        // The spec's settings alone (validate, import) carry no defaults.
+        assertEquals(Map.of(), CATALOGUE.settingsFor(v("3.6.16"), Map.of()).config());
+        assertEquals(List.of(), CATALOGUE.settingsFor(v("3.6.16"), Map.of()).defaults());
+    }
+
+    @Test
+    void theSpecTurnsACheckOffUnderAnyNameItsReleaseReads() {
+        // The gate on 3.6, the experimental key (read as the gate, with its warning) on 3.6, the gate on 3.5.
+        assertEquals(settings("feature-gates", "CompactHashCheck=true,InitialCorruptCheck=false"),
+                CATALOGUE.configFor(v("3.6.16"), settings("feature-gates", "InitialCorruptCheck=false")).config());
+        ConfigSettings old = CATALOGUE.configFor(v("3.6.16"), settings("experimental-compact-hash-check-enabled", false));
+        assertEquals(settings("feature-gates", "CompactHashCheck=false,InitialCorruptCheck=true"), old.config());
+        assertEquals(List.of(), old.errors());
+        assertEquals(settings("experimental-compact-hash-check-enabled", false, "experimental-initial-corrupt-check", true),
+                CATALOGUE.configFor(v("3.5.33"), settings("feature-gates", "CompactHashCheck=false")).config());
+        // Both off: nothing of etcdwright's is written, and no reason is given for it.
+        ConfigSettings off = CATALOGUE.configFor(v("3.5.33"), settings("experimental-initial-corrupt-check", false,
+                "experimental-compact-hash-check-enabled", false));
+        assertEquals(settings("experimental-compact-hash-check-enabled", false, "experimental-initial-corrupt-check", false),
+                off.config());
+        assertEquals(List.of(), off.defaults());
+        // A 3.5 spec that turned one off keeps it off once its members run 3.6 (the upgrade's translation).
+        assertEquals(settings("feature-gates", "CompactHashCheck=true,InitialCorruptCheck=false"),
+                CATALOGUE.configFor(v("3.6.16"), settings("experimental-initial-corrupt-check", false)).config());
+    }
+
+    @Test
+    void aDefaultNamingAGateTheCatalogueDoesNotHaveStopsTheLoad() {
+        String doc = """
+                minors:
+                  "3.6":
+                    newestKnownPatch: "3.6.16"
+                    restore: {tool: etcdutl, bumpRevisionFrom: "3.6.0"}
+                    health: {livezReadyzFrom: "3.6.0"}
+                fixes:
+                  adds-while-a-voter-is-down: {what: x, fixedIn: {"3.6": "3.6.11"}, link: y}
+                knownIssues: []
+                settings:
+                  feature-gates: {type: gates, in: "3.6-"}
+                featureGates:
+                  InitialCorruptCheck: {in: "3.6-", default: false}
+                defaults:
+                  - {why: w, link: l, gates: {InitialCorruptChek: true}}
+                """;
+        assertTrue(assertThrows(IllegalStateException.class, () -> VersionCatalogue.read(new Yaml().load(doc))).getMessage()
+                .contains("defaults[0].gates names InitialCorruptChek, which featureGates does not have"));
+        assertEquals(settings("feature-gates", "InitialCorruptCheck=true"), VersionCatalogue.read(new Yaml().load(
+                doc.replace("InitialCorruptChek", "InitialCorruptCheck"))).configFor(v("3.6.16"), Map.of()).config());
+    }
+
     // ---- the YAML itself -------------------------------------------------------------------------
 
     @Test
@@ -321,6 +391,7 @@ class VersionCatalogueTest {
                 settings:
                   heartbeat-interval: {type: int, in: "3.6-"}
                 featureGates: {}
+                defaults: []
                 """;
         VersionCatalogue small = VersionCatalogue.read(new Yaml().load(good));
         assertEquals(List.of(m("3.6")), small.minors());
