@@ -12,7 +12,10 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Clusters of 5 (etcd 3.7) and 1 (etcd 3.6) members, the fetch path, and etcd 3.4, on real hosts. */
+/**
+ * Clusters of 5 (etcd 3.7) and 1 (etcd 3.6) members, the fetch path, and etcd 3.4, on real hosts; on
+ * 3.5, 3.6 and 3.7 each member runs with etcd's data-corruption checks on.
+ */
 class CreateSizesIT {
     @RegisterExtension
     static final TestHosts HOSTS = TestHosts.up(5);
@@ -30,6 +33,10 @@ class CreateSizesIT {
         assertEquals(members, status.path("members").size());
         for (JsonNode m : status.path("members")) {
             assertEquals(version, m.path("version").asText());
+            // etcd's data-corruption checks, on by default from 3.5 (issue 39), as each running process read them.
+            if (!version.startsWith("3.4.")) {
+                CorruptionChecks.assertOn(Integer.parseInt(m.path("name").asText().replaceFirst("^h", "")), version);
+            }
         }
         assertEquals(0, Cli.run("plan", "-i", INV, "-f", spec, "--detailed-exitcode").exitCode(), "converged");
         assertEquals(0, Cli.run("destroy", "-i", INV, "-f", spec, "--yes", "--wipe-data").exitCode());

@@ -14,6 +14,12 @@ public record EtcdLayout(String dataDir, int clientPort, int peerPort, io.etcdwr
     public static final String LINK_DIR = "/usr/local/bin";
     public static final String CONFIG_DIR = "/etc/etcd";
     public static final String CONFIG_FILE = CONFIG_DIR + "/etcd.conf.yml";
+    /**
+     * The config the running etcd started from, copied when etcdwright first rewrites the config under
+     * it ({@link io.etcdwright.modules.config.RunningConfig}): what a rollback of a change stopped
+     * before its restart compares with, so a member that never ran the change is not restarted for it.
+     */
+    public static final String RUNNING_CONFIG_FILE = CONFIG_DIR + "/etcd.conf.yml.running";
     public static final String PKI_DIR = CONFIG_DIR + "/pki";
     public static final String UNIT = "etcd.service";
     public static final String UNIT_FILE = "/etc/systemd/system/" + UNIT;

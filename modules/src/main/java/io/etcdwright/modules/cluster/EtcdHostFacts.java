@@ -71,6 +71,7 @@ public record EtcdHostFacts(String host, SystemFacts system, InstallFacts instal
         files.putAll(facts.get(probes.backupFiles()));
         files.putAll(facts.get(probes.pkiFiles()));
         files.putAll(facts.get(EtcdProbes.DEFRAG_FILES));
+        files.putAll(facts.get(EtcdProbes.RUNNING_CONFIG));
         files.putAll(facts.get(CertificateMetricsJob.FILES));
         return new EtcdHostFacts(facts.host(), facts.get(SystemFacts.PROBE),
                 facts.get(io.etcdwright.modules.install.InstallFacts.PROBE), facts.get(probes.hostSetup()),

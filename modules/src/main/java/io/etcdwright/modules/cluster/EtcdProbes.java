@@ -40,6 +40,9 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Pro
     /** The scheduled defragmentation's files: their own probe, as above. */
     static final Probe<Map<String, FileState>> DEFRAG_FILES = new LaterProbe<>(new FilesProbe("defrag_files",
             DefragScheduleJob.JOB.files(), Set.copyOf(DefragScheduleJob.READABLE)), "");
+    /** The copy of the config the running etcd started from: a probe of its own, as above. */
+    static final Probe<Map<String, FileState>> RUNNING_CONFIG = new LaterProbe<>(new FilesProbe("running_config",
+            List.of(EtcdLayout.RUNNING_CONFIG_FILE), Set.of(EtcdLayout.RUNNING_CONFIG_FILE)), "");
     /** The healthcheck client's certificate: the one later PKI file whose text is read. */
     private static final Set<String> LATER_CERTIFICATE = Set.of(HostCertificates.laterPaths().get(0));
     /** The member's healthcheck client (certificate readable, key by digest): added later, as above. */
@@ -72,7 +75,7 @@ public record EtcdProbes(EtcdLayout layout, Probe<HostSetupFacts> hostSetup, Pro
 
     public List<Probe<?>> all() {
         return List.of(SystemFacts.PROBE, InstallFacts.PROBE, hostSetup, files, ServiceFacts.PROBE, member, backupFiles,
-                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk, DEFRAG_FILES, DefragScheduleJob.PROBE,
+                ScheduleHostFacts.PROBE, restoreMarker, pkiFiles, disk, DEFRAG_FILES, RUNNING_CONFIG, DefragScheduleJob.PROBE,
                 CertificateMetricsJob.FILES, CertificateMetricsJob.TIMER_PROBE, CertificateMetricsJob.FRESHNESS);
     }
 }

@@ -34,10 +34,15 @@ final class RestartPending {
         if (member.runsSpecVersion()) {
             causes.remove(UNIT_WRITTEN);
         }
+        if (io.etcdwright.modules.config.RunningConfig.startedFromDesired(member)) {
+            // Written after the start, and written back since: etcd runs the config this plan leaves on disk.
+            causes.remove(CONFIG_WRITTEN);
+        }
         return causes;
     }
 
     private static final String UNIT_WRITTEN = "unit written after etcd started";
+    private static final String CONFIG_WRITTEN = "config written after etcd started";
 
     /** As above; without {@code caFile} a CA rotation under way restarts for its CA file itself, in its own phases. */
     static List<String> causes(EtcdHostFacts f, boolean caFile) {
@@ -47,7 +52,7 @@ final class RestartPending {
             return causes;
         }
         if (newer(f.file(EtcdLayout.CONFIG_FILE), started)) {
-            causes.add("config written after etcd started");
+            causes.add(CONFIG_WRITTEN);
         }
         if (newer(f.file(EtcdLayout.UNIT_FILE), started) && !runsWhatTheUnitSays(f)) {
             causes.add(UNIT_WRITTEN);

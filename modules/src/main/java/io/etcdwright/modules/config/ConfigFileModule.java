@@ -5,6 +5,7 @@ import io.etcdwright.engine.plan.ChangeKind;
 import io.etcdwright.engine.plan.FileDiff;
 import io.etcdwright.engine.plan.Outcome;
 import io.etcdwright.engine.plan.Step;
+import io.etcdwright.engine.ssh.RemoteCommand;
 import io.etcdwright.engine.ssh.RemoteFile;
 import io.etcdwright.modules.EtcdLayout;
 import io.etcdwright.modules.MemberContext;
@@ -71,8 +72,20 @@ public final class ConfigFileModule implements MemberModule {
                 .reason(!have.exists() ? "missing" : contentRight ? "mode/owner differ" : contentReason(member, have, hasData))
                 .observed(have.sha256() + " " + have.mode() + " " + have.owner() + ":" + have.group())
                 .diff(contentRight ? null : new FileDiff(EtcdLayout.CONFIG_FILE, have.content().orElse(""), want));
-        return Optional.of(new Change(step,
-                ctx -> ctx.session().sync(content, FILE) ? Outcome.CHANGED : Outcome.OK,
-                contentRight ? Optional.empty() : Optional.of("config changed")));
+        // The process runs the file on disk: keep a copy of it before the first rewrite (RunningConfig).
+        boolean keepRunning = !contentRight && RunningConfig.runsTheFileOnDisk(member.facts());
+        // A change undone before its restart: the process already runs what is written back.
+        boolean runsIt = !contentRight && RunningConfig.startedFromDesired(member);
+        if (runsIt) {
+            step.reason(contentReason(member, have, hasData) + "; etcd already runs this config (started from it before"
+                    + " an unfinished change rewrote the file), so it is written back without a restart");
+        }
+        return Optional.of(new Change(step, ctx -> {
+            if (keepRunning) {
+                ctx.session().run(RemoteCommand.exec("cp", "--", EtcdLayout.CONFIG_FILE, EtcdLayout.RUNNING_CONFIG_FILE))
+                        .orThrow(member.host());
+            }
+            return ctx.session().sync(content, FILE) ? Outcome.CHANGED : Outcome.OK;
+        }, contentRight || runsIt ? Optional.empty() : Optional.of("config changed")));
     }
 }
