@@ -49,13 +49,23 @@ public final class ConfigFileModule implements MemberModule {
         return onlyDefaults ? String.join("; ", defaults) : "content differs";
     }
 
+    /** A member with data ignores the initial-cluster settings: its WAL holds the membership. */
+    static boolean hasData(MemberContext member) {
+        return !member.bootstrap().joining() && member.facts().member().hasMemberData();
+    }
+
+    /** Whether {@code content} serves as {@code want} for this member: the same, or differing only where it is ignored. */
+    static boolean serves(MemberContext member, String content, String want) {
+        return content.equals(want) || hasData(member) && EtcdConfigFile.sameIgnoringBootstrap(content, want);
+    }
+
     @Override
     public Optional<Change> plan(MemberContext member) {
         String want = desired(member);
         FileState have = member.facts().file(EtcdLayout.CONFIG_FILE);
         // A member with data ignores the initial-cluster settings (its WAL holds the membership):
         // a file that differs only there is left as it is, and nothing restarts for it.
-        boolean hasData = !member.bootstrap().joining() && member.facts().member().hasMemberData();
+        boolean hasData = hasData(member);
         boolean onlyBootstrapDiffers = hasData
                 && have.content().map(content -> EtcdConfigFile.sameIgnoringBootstrap(content, want)).orElse(false);
         boolean contentRight = have.hasContent(want) || onlyBootstrapDiffers;

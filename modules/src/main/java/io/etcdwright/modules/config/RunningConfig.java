@@ -53,8 +53,6 @@ public final class RunningConfig {
      */
     public static boolean startedFromDesired(MemberContext member) {
         String want = ConfigFileModule.desired(member);
-        boolean hasData = !member.bootstrap().joining() && member.facts().member().hasMemberData();
-        return startedFrom(member.facts()).map(content -> content.equals(want)
-                || hasData && EtcdConfigFile.sameIgnoringBootstrap(content, want)).orElse(false);
+        return startedFrom(member.facts()).map(content -> ConfigFileModule.serves(member, content, want)).orElse(false);
     }
 }
